@@ -1,0 +1,1 @@
+"""Patient question answering over cited knowledge cards."""

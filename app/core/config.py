@@ -1,0 +1,98 @@
+"""Settings: the only place that reads the environment.
+
+Every other module receives a `Settings` instance. Cross-field rules live here as
+validators so a bad configuration fails at start-up with a message naming the variable.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, field_validator, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# Bumped whenever the row format written by ingest changes; an index built with another
+# schema version is never served (see app.store.index.check_compatible).
+SCHEMA_VERSION = 1
+
+# EMBEDDING_MODEL values that name a model shipped inside an installed package.
+PACKAGED_MODEL = "packaged:all-MiniLM-L6-v2"  # sentence-transformers, English
+USE_MODEL = "use-multilingual-v3"  # Universal Sentence Encoder multilingual (pt-BR)
+
+_COLLECTION_CHARS = re.compile(r"^[a-zA-Z0-9][a-zA-Z0-9._-]*[a-zA-Z0-9]$")
+
+
+class Settings(BaseSettings):
+    """Service configuration. Each field maps to the upper-case environment variable."""
+
+    model_config = SettingsConfigDict(env_file=".env", extra="ignore", case_sensitive=False)
+
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
+
+    # Corpus and chunking (characters).
+    corpus_dir: Path = ROOT / "kb" / "cards"
+    chunk_size: int = Field(default=400, description="CHUNK_SIZE: subchunk budget, characters")
+    chunk_overlap: int = Field(default=80, description="CHUNK_OVERLAP: overlap, characters")
+
+    # Embeddings.
+    # Default chosen by measurement (README, "Choosing the embedding model"): the English
+    # MiniLM ranks pt-BR questions poorly and cannot separate out-of-scope ones.
+    embedding_model: str = USE_MODEL
+    embedding_batch_size: int = Field(default=64, ge=1, le=1024)
+    torch_threads: int = Field(
+        default=0, ge=0, description="threads of the embedding forward pass; 0 = all cores"
+    )
+
+    # Store.
+    chroma_mode: Literal["embedded", "http"] = "embedded"
+    chroma_path: Path = ROOT / "data" / "chroma"
+    chroma_host: str = "localhost"
+    chroma_port: int = Field(default=8001, ge=1, le=65535)
+    chroma_timeout_s: float = Field(default=10.0, gt=0)
+    chroma_retries: int = Field(default=2, ge=0, le=10)
+    collection_prefix: str = "cards"
+    ingest_lock_ttl_s: int = Field(default=60, ge=5)
+
+    # Retrieval.
+    top_k: int = Field(default=4, ge=1, le=20)
+    overfetch_multiple: int = Field(default=4, ge=1, le=50)
+    overfetch_max: int = Field(default=200, ge=1, le=5000)
+    min_similarity: float = Field(default=0.25, ge=-1.0, le=1.0)
+
+    @field_validator("chunk_size", "chunk_overlap")
+    @classmethod
+    def _positive(cls, value: int, info: object) -> int:
+        if value <= 0:
+            name = getattr(info, "field_name", "value").upper()
+            raise ValueError(f"{name} must be a positive number of characters, got {value}")
+        return value
+
+    @field_validator("collection_prefix")
+    @classmethod
+    def _prefix_chars(cls, value: str) -> str:
+        # The longest derived name adds about 40 characters; Chroma allows 3-512.
+        if not (3 <= len(value) <= 400) or not _COLLECTION_CHARS.match(value):
+            raise ValueError(
+                "COLLECTION_PREFIX must be 3-400 characters of [a-zA-Z0-9._-], starting and "
+                f"ending with a letter or digit, got {value!r}"
+            )
+        return value
+
+    @model_validator(mode="after")
+    def _overlap_below_size(self) -> Settings:
+        if self.chunk_overlap >= self.chunk_size:
+            raise ValueError(
+                f"CHUNK_OVERLAP ({self.chunk_overlap}) must be smaller than "
+                f"CHUNK_SIZE ({self.chunk_size})"
+            )
+        return self
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    return Settings()

@@ -1,0 +1,318 @@
+"""The versioned subchunk index on top of Chroma.
+
+Layout of collections (all names start with COLLECTION_PREFIX):
+- `{prefix}-v{schema}-{stamp}`: one immutable build of the index (one row per subchunk).
+- `{prefix}-active`: a pointer; its metadata names the build being served. Switching
+  builds is one metadata write, so readers see the old build or the new one, never a mix.
+- `{prefix}-ingest-lock`: exists while an ingest runs (creation is atomic in Chroma).
+
+Every call goes through `_call`, which bounds retries on transport errors and turns a
+store that stays down into StoreUnavailableError.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any, TypeVar
+
+from app.core.config import SCHEMA_VERSION, Settings
+from app.core.errors import IndexNotReadyError, IngestLockedError, StoreUnavailableError
+from app.store.client import describe, make_client
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+# How long a reader trusts its cached view of which build is active.
+POINTER_TTL_S = 2.0
+
+
+@dataclass(frozen=True)
+class Row:
+    """One subchunk row as stored."""
+
+    id: str
+    document: str
+    metadata: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One subchunk returned by a vector query; score is cosine similarity."""
+
+    id: str
+    document: str
+    metadata: dict[str, Any]
+    score: float
+
+
+def _transport_errors() -> tuple[type[BaseException], ...]:
+    import httpx
+
+    return (httpx.TransportError, ConnectionError, TimeoutError)
+
+
+class IndexStore:
+    """Access to the versioned index. Safe to share between threads."""
+
+    def __init__(self, settings: Settings):
+        self.settings = settings
+        self.prefix = settings.collection_prefix
+        self._client: Any = None
+        self._lock = threading.Lock()
+        self._active: tuple[float, Any] | None = None  # (fetched_at, Collection)
+
+    # -- plumbing -------------------------------------------------------------------
+
+    @property
+    def pointer_name(self) -> str:
+        return f"{self.prefix}-active"
+
+    @property
+    def lock_name(self) -> str:
+        return f"{self.prefix}-ingest-lock"
+
+    @property
+    def version_prefix(self) -> str:
+        return f"{self.prefix}-v"
+
+    def _get_client(self) -> Any:
+        with self._lock:
+            if self._client is None:
+                self._client = make_client(self.settings)
+            return self._client
+
+    def _call(self, what: str, fn: Callable[[Any], T]) -> T:
+        """Run fn(client) with bounded retries on transport errors."""
+        errors = _transport_errors()
+        attempts = self.settings.chroma_retries + 1
+        for attempt in range(1, attempts + 1):
+            try:
+                return fn(self._get_client())
+            except errors as exc:
+                with self._lock:
+                    self._client = None
+                    self._active = None
+                if attempt == attempts:
+                    raise StoreUnavailableError(
+                        f"{describe(self.settings)} did not answer ({what}) after "
+                        f"{attempts} attempt(s): {exc}"
+                    ) from exc
+                time.sleep(min(0.2 * attempt, 1.0))
+            except ValueError as exc:
+                # chromadb raises ValueError when a server cannot be reached at connect time.
+                if "Could not connect" not in str(exc):
+                    raise
+                with self._lock:
+                    self._client = None
+                if attempt == attempts:
+                    raise StoreUnavailableError(
+                        f"{describe(self.settings)} is unreachable ({what}): {exc}"
+                    ) from exc
+                time.sleep(min(0.2 * attempt, 1.0))
+        raise AssertionError("unreachable")
+
+    def heartbeat(self) -> None:
+        self._call("heartbeat", lambda c: c.heartbeat())
+
+    # -- versions and the active pointer --------------------------------------------
+
+    def new_version_name(self) -> str:
+        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%f")
+        return f"{self.version_prefix}{SCHEMA_VERSION}-{stamp}"
+
+    def list_versions(self) -> list[str]:
+        names = self._call("list collections", lambda c: [col.name for col in c.list_collections()])
+        return sorted(n for n in names if n.startswith(self.version_prefix))
+
+    def active_name(self) -> str | None:
+        from chromadb.errors import NotFoundError
+
+        def read(client: Any) -> str | None:
+            try:
+                meta = client.get_collection(self.pointer_name).metadata or {}
+            except NotFoundError:
+                return None
+            name = meta.get("collection")
+            return str(name) if name else None
+
+        return self._call("read active pointer", read)
+
+    def active_collection(self, refresh: bool = False) -> Any:
+        """The collection being served. Raises IndexNotReadyError when there is none."""
+        from chromadb.errors import NotFoundError
+
+        now = time.monotonic()
+        cached = self._active
+        if cached and not refresh and now - cached[0] < POINTER_TTL_S:
+            return cached[1]
+        name = self.active_name()
+        if name is None:
+            raise IndexNotReadyError(
+                f"no active index in {describe(self.settings)}: run `make ingest` "
+                "(or `docker compose run --rm ingest-clean`)"
+            )
+
+        def get(client: Any) -> Any:
+            try:
+                return client.get_collection(name, embedding_function=None)
+            except NotFoundError as exc:
+                raise IndexNotReadyError(
+                    f"the active pointer names {name!r}, which does not exist: run `make ingest-clean`"
+                ) from exc
+
+        collection = self._call("open active collection", get)
+        self._active = (now, collection)
+        return collection
+
+    def active_metadata(self) -> dict[str, Any]:
+        return dict(self.active_collection().metadata or {})
+
+    def activate(self, name: str) -> None:
+        """Point the service at `name` in one metadata write."""
+        meta = {"collection": name, "activated_at": datetime.now(UTC).isoformat()}
+
+        def switch(client: Any) -> None:
+            pointer = client.get_or_create_collection(self.pointer_name, embedding_function=None)
+            pointer.modify(metadata=meta)
+
+        self._call("switch active pointer", switch)
+        self._active = None
+
+    def create_version(self, name: str, metadata: dict[str, Any]) -> Any:
+        return self._call(
+            "create collection",
+            lambda c: c.create_collection(
+                name,
+                metadata=metadata,
+                configuration={"hnsw": {"space": "cosine"}},
+                embedding_function=None,
+            ),
+        )
+
+    def delete_collection(self, name: str) -> None:
+        from chromadb.errors import NotFoundError
+
+        def delete(client: Any) -> None:
+            try:
+                client.delete_collection(name)
+            except NotFoundError:
+                pass
+
+        self._call(f"delete {name}", delete)
+
+    def max_batch_size(self) -> int:
+        return int(self._call("max batch size", lambda c: c.get_max_batch_size()))
+
+    # -- ingest lock ----------------------------------------------------------------
+
+    def acquire_ingest_lock(self, break_lock: bool = False) -> None:
+        from chromadb.errors import ChromaError
+
+        owner = f"{socket.gethostname()}:{os.getpid()}"
+        meta = {"owner": owner, "started_at": time.time(), "heartbeat_at": time.time()}
+        for _ in range(2):
+            try:
+                self._call(
+                    "take ingest lock",
+                    lambda c: c.create_collection(self.lock_name, metadata=meta, embedding_function=None),
+                )
+                return
+            except ChromaError as exc:
+                if "already exists" not in str(exc):
+                    raise
+            held = self._lock_metadata()
+            age = time.time() - float(held.get("started_at", 0))
+            silent = time.time() - float(held.get("heartbeat_at", 0))
+            if break_lock or silent > self.settings.ingest_lock_ttl_s:
+                log.warning(
+                    "breaking ingest lock of %s (silent for %.0f s)", held.get("owner"), silent
+                )
+                self.delete_collection(self.lock_name)
+                continue
+            raise IngestLockedError(
+                f"another ingest is running (lock held by {held.get('owner', '?')} for {age:.0f} s); "
+                f"wait for it to finish. A dead ingest stops refreshing its lock, which then "
+                f"expires after {self.settings.ingest_lock_ttl_s} s (INGEST_LOCK_TTL_S)."
+            )
+        raise IngestLockedError("could not take the ingest lock after breaking a stale one")
+
+    def _lock_metadata(self) -> dict[str, Any]:
+        from chromadb.errors import NotFoundError
+
+        def read(client: Any) -> dict[str, Any]:
+            try:
+                return dict(client.get_collection(self.lock_name).metadata or {})
+            except NotFoundError:
+                return {}
+
+        return self._call("read ingest lock", read)
+
+    def refresh_ingest_lock(self) -> None:
+        """Heartbeat: tell other ingests this lock's owner is still alive."""
+        held = self._lock_metadata()
+        if held:
+            held["heartbeat_at"] = time.time()
+            self._call(
+                "refresh ingest lock",
+                lambda c: c.get_collection(self.lock_name).modify(metadata=held),
+            )
+
+    def release_ingest_lock(self) -> None:
+        self.delete_collection(self.lock_name)
+
+    # -- reads for serving ----------------------------------------------------------
+
+    def _with_active(self, what: str, fn: Callable[[Any], T]) -> T:
+        """Run fn(active collection); re-resolve once if the build was switched meanwhile."""
+        from chromadb.errors import NotFoundError
+
+        for attempt in (1, 2):
+            collection = self.active_collection(refresh=attempt == 2)
+            try:
+                return self._call(what, lambda _client: fn(collection))
+            except NotFoundError as exc:
+                if attempt == 2:
+                    raise IndexNotReadyError(
+                        f"the active index disappeared during {what}: run `make ingest`"
+                    ) from exc
+                log.info("active build changed during %s; re-resolving", what)
+        raise AssertionError("unreachable")
+
+    def count(self) -> int:
+        return int(self._with_active("count", lambda col: col.count()))
+
+    def query(self, embedding: Sequence[float], n_results: int) -> list[Hit]:
+        def run(col: Any) -> list[Hit]:
+            res = col.query(
+                query_embeddings=[list(map(float, embedding))],
+                n_results=n_results,
+                include=["documents", "metadatas", "distances"],
+            )
+            ids, docs = res["ids"][0], (res.get("documents") or [[]])[0]
+            metas, dists = (res.get("metadatas") or [[]])[0], (res.get("distances") or [[]])[0]
+            return [
+                Hit(id=i, document=d or "", metadata=dict(m or {}), score=1.0 - float(dist))
+                for i, d, m, dist in zip(ids, docs, metas, dists, strict=True)
+            ]
+
+        return self._with_active("query", run)
+
+    def get_rows(self, where: dict[str, Any] | None = None, limit: int | None = None) -> list[Row]:
+        def run(col: Any) -> list[Row]:
+            res = col.get(where=where, limit=limit, include=["documents", "metadatas"])
+            docs = res.get("documents") or [""] * len(res["ids"])
+            metas = res.get("metadatas") or [{}] * len(res["ids"])
+            return [
+                Row(id=i, document=d or "", metadata=dict(m or {}))
+                for i, d, m in zip(res["ids"], docs, metas, strict=True)
+            ]
+
+        return self._with_active("get rows", run)

@@ -1,0 +1,81 @@
+"""`python -m ingest [--clean] [--check]`: build the index from the card corpus."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+
+from pydantic import ValidationError
+
+from app.core.config import Settings
+from app.core.errors import CorpusError, IngestLockedError, ServiceError, StoreUnavailableError
+from app.core.logging import setup_logging
+
+EXIT_INVALID_CORPUS = 2
+EXIT_LOCKED = 3
+EXIT_STORE_DOWN = 4
+EXIT_FAILED = 1
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m ingest", description=__doc__)
+    parser.add_argument(
+        "--clean",
+        action="store_true",
+        help="rebuild even when the active index is current (build-then-switch, never a gap)",
+    )
+    parser.add_argument("--check", action="store_true", help="validate the corpus and exit")
+    parser.add_argument(
+        "--break-lock", action="store_true", help="take over the ingest lock of a dead ingest"
+    )
+    args = parser.parse_args(argv)
+    setup_logging()
+    log = logging.getLogger("ingest")
+
+    try:
+        settings = Settings()
+    except ValidationError as exc:
+        log.error("invalid settings:\n%s", exc)
+        return EXIT_FAILED
+    setup_logging(settings.log_level)
+
+    from ingest.corpus import load_corpus
+
+    try:
+        if args.check:
+            corpus = load_corpus(settings.corpus_dir)
+            print(f"ingest: corpus valid: {len(corpus.cards)} cards (hash {corpus.corpus_hash})")
+            return 0
+
+        from app.embedding import get_embedder
+        from app.store.index import IndexStore
+        from ingest.pipeline import run_ingest
+
+        # Validate before loading the model or touching the store.
+        load_corpus(settings.corpus_dir)
+        report = run_ingest(
+            settings,
+            get_embedder(settings),
+            IndexStore(settings),
+            clean=args.clean,
+            break_lock=args.break_lock,
+        )
+    except CorpusError as exc:
+        log.error("%s", exc)
+        return EXIT_INVALID_CORPUS
+    except IngestLockedError as exc:
+        log.error("%s", exc)
+        return EXIT_LOCKED
+    except StoreUnavailableError as exc:
+        log.error("%s; the active index (if any) is untouched", exc)
+        return EXIT_STORE_DOWN
+    except (ServiceError, OSError) as exc:
+        log.error("ingest failed: %s; the active index (if any) is untouched", exc)
+        return EXIT_FAILED
+    print(report.summary())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

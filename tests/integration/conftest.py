@@ -1,0 +1,64 @@
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMA_BIN = Path(sys.executable).with_name("chroma")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class ChromaServer:
+    """A real Chroma server process (`chroma run`) on loopback."""
+
+    def __init__(self, path: Path, port: int):
+        self.path, self.port = path, port
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        self.proc = subprocess.Popen(
+            [str(CHROMA_BIN), "run", "--host", "127.0.0.1", "--port", str(self.port),
+             "--path", str(self.path)],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                if httpx.get(f"http://127.0.0.1:{self.port}/api/v2/heartbeat", timeout=1).is_success:
+                    return
+            except httpx.TransportError:
+                time.sleep(0.2)
+        raise RuntimeError(f"chroma server did not start on port {self.port}")
+
+    def stop(self) -> None:
+        if self.proc:
+            self.proc.terminate()
+            self.proc.wait(timeout=30)
+            self.proc = None
+
+
+@pytest.fixture
+def chroma_server(tmp_path: Path) -> Iterator[ChromaServer]:
+    server = ChromaServer(tmp_path / "server-data", free_port())
+    server.start()
+    yield server
+    server.stop()
+
+
+def subprocess_env(**extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("CHROMA_", "CHUNK_"))}
+    env.update(HF_HUB_OFFLINE="1", PYTHONPATH=str(ROOT), **extra)
+    return env

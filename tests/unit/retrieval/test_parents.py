@@ -1,0 +1,145 @@
+"""The post-dedupe parent view, with subchunks seeded directly at the store layer."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from app.core.config import Settings
+from app.retrieval.models import ContextChunk
+from app.retrieval.parents import dedupe_and_expand
+from app.retrieval.retriever import Retriever
+from app.store.index import Hit, IndexStore
+
+
+def hit(parent: str, index: int, score: float) -> Hit:
+    return Hit(
+        id=f"{parent}::{index:02d}",
+        document=f"trecho {index} de {parent}",
+        metadata={
+            "parent_id": parent,
+            "chunk_index": index,
+            "parent_text": f"texto inteiro de {parent}",
+            "parent_title": f"Título {parent}",
+            "license": "CC-BY-4.0",
+            "topics": "a, b",
+            "accessed_at": "2026-05-01",
+            "source": "sintético",
+        },
+        score=score,
+    )
+
+
+def test_dedupe_keeps_best_subchunk_per_parent() -> None:
+    hits = [hit("card-001", 2, 0.9), hit("card-002", 0, 0.8), hit("card-001", 0, 0.7),
+            hit("card-002", 3, 0.85), hit("card-003", 1, 0.6)]
+    parents = dedupe_and_expand(hits, top_k=10)
+    assert [(p.id, p.score) for p in parents] == [
+        ("card-001", 0.9), ("card-002", 0.85), ("card-003", 0.6)
+    ]
+    first = parents[0]
+    assert first.text == "texto inteiro de card-001"
+    assert first.parent_id == "card-001" and first.chunk_index == 0
+    assert first.metadata["matched_chunk_id"] == "card-001::02"
+    assert first.metadata["matched_chunk_index"] == 2
+    assert first.metadata["title"] == "Título card-001"
+
+
+def test_truncates_to_top_k_parents() -> None:
+    hits = [hit(f"card-{i:03d}", j, 1 - i / 10 - j / 100) for i in range(1, 8) for j in range(3)]
+    assert [p.id for p in dedupe_and_expand(hits, top_k=3)] == ["card-001", "card-002", "card-003"]
+
+
+def test_gate_applies_to_best_per_parent_score() -> None:
+    # card-002 has one weak and one strong subchunk: its best score passes the gate.
+    hits = [hit("card-001", 0, 0.2), hit("card-002", 0, 0.1), hit("card-002", 1, 0.55),
+            hit("card-003", 0, 0.29)]
+    parents = dedupe_and_expand(hits, top_k=5, min_similarity=0.3)
+    assert [p.id for p in parents] == ["card-002"]
+    assert dedupe_and_expand(hits, top_k=5, min_similarity=0.6) == []
+
+
+def test_old_context_chunk_constructions_stay_valid() -> None:
+    chunk = ContextChunk(id="card-001", source="s", text="t", score=0.5, metadata={})
+    assert chunk.parent_id is None and chunk.chunk_index is None
+
+
+def seed(settings: Settings, rows: list[tuple[str, int, np.ndarray]]) -> IndexStore:
+    store = IndexStore(settings)
+    name = store.new_version_name()
+    col = store.create_version(name, {"state": "ready", "chunk_count": len(rows)})
+    col.add(
+        ids=[f"{p}::{i:02d}" for p, i, _ in rows],
+        embeddings=[v.tolist() for _, _, v in rows],
+        documents=[f"{p} {i}" for p, i, _ in rows],
+        metadatas=[
+            {"parent_id": p, "chunk_index": i, "parent_text": f"card {p}", "parent_title": p,
+             "source": "s", "license": "CC-BY-4.0", "topics": "x", "accessed_at": "2026-01-01"}
+            for p, i, _ in rows
+        ],
+    )
+    store.activate(name)
+    return store
+
+
+class VectorEmbedder:
+    model_id = "fixed"
+    dimension = 8
+
+    def __init__(self, vector: np.ndarray):
+        self.vector = vector
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        return np.stack([self.vector for _ in texts])
+
+
+def unit(v: np.ndarray) -> np.ndarray:
+    return v / np.linalg.norm(v)
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> Settings:
+    return Settings(_env_file=None, chroma_path=tmp_path / "c", top_k=3, overfetch_multiple=2,
+                    min_similarity=0.0)
+
+
+def test_overfetch_finds_top_k_parents_when_one_parent_floods_the_top(settings: Settings) -> None:
+    rng = np.random.default_rng(7)
+    query = unit(np.ones(8))
+    rows: list[tuple[str, int, Any]] = []
+    # card-001 has 20 subchunks all closer to the query than any other card's subchunks.
+    for i in range(20):
+        rows.append(("card-001", i, unit(query + 0.01 * rng.standard_normal(8))))
+    for p in range(2, 6):
+        for i in range(4):
+            rows.append((f"card-{p:03d}", i, unit(query + 0.8 * rng.standard_normal(8))))
+    store = seed(settings, rows)
+    retriever = Retriever(store, VectorEmbedder(query), settings)
+    # The plain over-fetch (3 x 2 = 6 rows) sees only card-001; the result still has 3 parents.
+    assert retriever.fetch_size(3) == 6
+    result = retriever.search("pergunta", top_k=3)
+    assert len(result.candidates) == 3
+    assert result.candidates[0].id == "card-001"
+    assert len({c.id for c in result.candidates}) == 3
+    assert result.fetched > 6
+
+
+def test_fewer_parents_than_top_k_returns_all(settings: Settings) -> None:
+    query = unit(np.ones(8))
+    store = seed(settings, [("card-001", i, query) for i in range(5)])
+    result = Retriever(store, VectorEmbedder(query), settings).search("q", top_k=3)
+    assert [c.id for c in result.candidates] == ["card-001"]
+
+
+def test_search_gate_filters_parents_below_min_similarity(settings: Settings) -> None:
+    query = unit(np.eye(8)[0])
+    rows = [("card-001", 0, unit(np.eye(8)[0] + 0.1 * np.eye(8)[1])),
+            ("card-002", 0, unit(np.eye(8)[2]))]
+    store = seed(settings, rows)
+    gated = Settings(**{**settings.model_dump(), "min_similarity": 0.5})
+    result = Retriever(store, VectorEmbedder(query), gated).search("q", top_k=3)
+    assert [c.id for c in result.candidates] == ["card-001", "card-002"]
+    assert [c.id for c in result.parents] == ["card-001"]
