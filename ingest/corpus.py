@@ -26,6 +26,7 @@ BODY_MAX_CHARS = 12_000
 
 _FRONT_MATTER = re.compile(r"\A---\s*\n(?P<meta>.*?)\n---\s*(?:\n|\Z)(?P<body>.*)\Z", re.DOTALL)
 
+
 class _Loader(yaml.SafeLoader):
     """SafeLoader that leaves dates as text, so pydantic validates them and the error
     names the field instead of YAML failing on an impossible date."""
@@ -52,7 +53,9 @@ class Card(BaseModel):
     accessed_at: date
     text: Annotated[
         str,
-        StringConstraints(strip_whitespace=True, min_length=BODY_MIN_CHARS, max_length=BODY_MAX_CHARS),
+        StringConstraints(
+            strip_whitespace=True, min_length=BODY_MIN_CHARS, max_length=BODY_MAX_CHARS
+        ),
     ]
 
 

@@ -136,7 +136,8 @@ def _verify(collection: Any, rows: list[ChunkRow], corpus: Corpus) -> None:
     if parents != set(corpus.ids):
         missing = sorted(set(corpus.ids) - parents)[:5]
         raise IngestVerificationError(
-            f"new build holds {len(parents)} parents, expected {len(corpus.ids)} (missing {missing})"
+            f"new build holds {len(parents)} parents, expected {len(corpus.ids)} "
+            f"(missing {missing})"
         )
 
 
@@ -213,7 +214,9 @@ def run_ingest(
             t2 = time.perf_counter()
             store.activate(name)
     except BaseException:
-        log.error("ingest failed; removing the partial build %s, the active index is untouched", name)
+        log.error(
+            "ingest failed; removing the partial build %s, the active index is untouched", name
+        )
         try:
             store.delete_collection(name)
         except Exception as cleanup_exc:  # the original error matters more

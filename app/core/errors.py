@@ -28,7 +28,9 @@ class CorpusError(ServiceError):
     def __init__(self, problems: list[str]):
         self.problems = problems
         listing = "\n".join(f"  - {p}" for p in problems)
-        super().__init__(f"corpus is invalid ({len(problems)} problem(s)); nothing was ingested:\n{listing}")
+        super().__init__(
+            f"corpus is invalid ({len(problems)} problem(s)); nothing was ingested:\n{listing}"
+        )
 
 
 class IngestVerificationError(ServiceError):

@@ -7,7 +7,13 @@ from typing import Any
 from app.core.config import SCHEMA_VERSION, Settings
 
 # Fields that must match for this process to serve an index built by someone else.
-SERVING_FIELDS = ("schema_version", "embedding_model", "embedding_dim", "chunk_size", "chunk_overlap")
+SERVING_FIELDS = (
+    "schema_version",
+    "embedding_model",
+    "embedding_dim",
+    "chunk_size",
+    "chunk_overlap",
+)
 
 
 def expected_build(settings: Settings, model_id: str, dimension: int) -> dict[str, Any]:

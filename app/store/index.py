@@ -20,6 +20,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import partial
 from typing import Any, TypeVar
 
 from app.core.config import SCHEMA_VERSION, Settings
@@ -57,6 +58,10 @@ def _transport_errors() -> tuple[type[BaseException], ...]:
     import httpx
 
     return (httpx.TransportError, ConnectionError, TimeoutError)
+
+
+def _apply(fn: Callable[[Any], T], collection: Any, _client: Any) -> T:
+    return fn(collection)
 
 
 class IndexStore:
@@ -165,7 +170,8 @@ class IndexStore:
                 return client.get_collection(name, embedding_function=None)
             except NotFoundError as exc:
                 raise IndexNotReadyError(
-                    f"the active pointer names {name!r}, which does not exist: run `make ingest-clean`"
+                    f"the active pointer names {name!r}, which does not exist: "
+                    "run `make ingest-clean`"
                 ) from exc
 
         collection = self._call("open active collection", get)
@@ -222,7 +228,9 @@ class IndexStore:
             try:
                 self._call(
                     "take ingest lock",
-                    lambda c: c.create_collection(self.lock_name, metadata=meta, embedding_function=None),
+                    lambda c: c.create_collection(
+                        self.lock_name, metadata=meta, embedding_function=None
+                    ),
                 )
                 return
             except ChromaError as exc:
@@ -238,7 +246,8 @@ class IndexStore:
                 self.delete_collection(self.lock_name)
                 continue
             raise IngestLockedError(
-                f"another ingest is running (lock held by {held.get('owner', '?')} for {age:.0f} s); "
+                f"another ingest is running (lock held by {held.get('owner', '?')} "
+                f"for {age:.0f} s); "
                 f"wait for it to finish. A dead ingest stops refreshing its lock, which then "
                 f"expires after {self.settings.ingest_lock_ttl_s} s (INGEST_LOCK_TTL_S)."
             )
@@ -277,7 +286,7 @@ class IndexStore:
         for attempt in (1, 2):
             collection = self.active_collection(refresh=attempt == 2)
             try:
-                return self._call(what, lambda _client: fn(collection))
+                return self._call(what, partial(_apply, fn, collection))
             except NotFoundError as exc:
                 if attempt == 2:
                     raise IndexNotReadyError(

@@ -30,14 +30,25 @@ class ChromaServer:
 
     def start(self) -> None:
         self.proc = subprocess.Popen(
-            [str(CHROMA_BIN), "run", "--host", "127.0.0.1", "--port", str(self.port),
-             "--path", str(self.path)],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            [
+                str(CHROMA_BIN),
+                "run",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(self.port),
+                "--path",
+                str(self.path),
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
         )
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             try:
-                if httpx.get(f"http://127.0.0.1:{self.port}/api/v2/heartbeat", timeout=1).is_success:
+                if httpx.get(
+                    f"http://127.0.0.1:{self.port}/api/v2/heartbeat", timeout=1
+                ).is_success:
                     return
             except httpx.TransportError:
                 time.sleep(0.2)

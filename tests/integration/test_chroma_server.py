@@ -19,9 +19,15 @@ pytestmark = [pytest.mark.server]
 
 
 def http_settings(server: ChromaServer, corpus: Path) -> Settings:
-    return Settings(_env_file=None, chroma_mode="http", chroma_host="127.0.0.1",
-                    chroma_port=server.port, corpus_dir=corpus, chroma_timeout_s=2,
-                    chroma_retries=1)
+    return Settings(
+        _env_file=None,
+        chroma_mode="http",
+        chroma_host="127.0.0.1",
+        chroma_port=server.port,
+        corpus_dir=corpus,
+        chroma_timeout_s=2,
+        chroma_retries=1,
+    )
 
 
 def test_ingest_and_query_over_http(chroma_server: ChromaServer, corpus_copy: Path) -> None:
@@ -34,8 +40,9 @@ def test_ingest_and_query_over_http(chroma_server: ChromaServer, corpus_copy: Pa
     assert "card-006" in [c.id for c in result.candidates]
 
 
-def test_store_down_is_reported_then_recovers(chroma_server: ChromaServer,
-                                              corpus_copy: Path) -> None:
+def test_store_down_is_reported_then_recovers(
+    chroma_server: ChromaServer, corpus_copy: Path
+) -> None:
     settings = http_settings(chroma_server, corpus_copy)
     embedder = FakeEmbedder()
     run_ingest(settings, embedder, IndexStore(settings), clean=True)

@@ -20,12 +20,17 @@ pytestmark = [pytest.mark.model, pytest.mark.slow]
 
 def run_ingest_cli(settings: Settings, *args: str) -> subprocess.CompletedProcess[str]:
     env = subprocess_env(
-        CHROMA_MODE="embedded", CHROMA_PATH=str(settings.chroma_path),
+        CHROMA_MODE="embedded",
+        CHROMA_PATH=str(settings.chroma_path),
         CORPUS_DIR=str(settings.corpus_dir),
     )
     return subprocess.run(
-        [sys.executable, "-m", "ingest", *args], cwd=ROOT, env=env, capture_output=True,
-        text=True, timeout=300,
+        [sys.executable, "-m", "ingest", *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
 
 
@@ -43,8 +48,9 @@ def _corrupt(path: Path, old: str, new: str) -> None:
 def test_ingest_clean_summary_query_and_safe_failure(embedded_settings: Settings) -> None:
     done = run_ingest_cli(embedded_settings, "--clean")
     assert done.returncode == 0, done.stderr
-    assert re.search(r"ingest: 38 cards, \d+ chunks, [\d.]+ s .*collection cards-v1-\S+ \(active\)",
-                     done.stdout), done.stdout
+    assert re.search(
+        r"ingest: 38 cards, \d+ chunks, [\d.]+ s .*collection cards-v1-\S+ \(active\)", done.stdout
+    ), done.stdout
     assert "embedded" in done.stderr and "chunks/s" in done.stderr  # progress lines
 
     first = top_ids(embedded_settings, "devo tomar com o estômago vazio?")

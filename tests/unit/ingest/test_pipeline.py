@@ -29,8 +29,11 @@ def test_one_row_per_subchunk_with_parent_round_trip(
     report = ingest(embedded_settings, fake_embedder)
     corpus = load_corpus(embedded_settings.corpus_dir)
     expected = {
-        c.id: len(chunk_card(c.title, c.text, embedded_settings.chunk_size,
-                             embedded_settings.chunk_overlap))
+        c.id: len(
+            chunk_card(
+                c.title, c.text, embedded_settings.chunk_size, embedded_settings.chunk_overlap
+            )
+        )
         for c in corpus.cards
     }
     assert report.rebuilt and report.cards == 38 and report.chunks == sum(expected.values())

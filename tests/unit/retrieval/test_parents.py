@@ -34,11 +34,18 @@ def hit(parent: str, index: int, score: float) -> Hit:
 
 
 def test_dedupe_keeps_best_subchunk_per_parent() -> None:
-    hits = [hit("card-001", 2, 0.9), hit("card-002", 0, 0.8), hit("card-001", 0, 0.7),
-            hit("card-002", 3, 0.85), hit("card-003", 1, 0.6)]
+    hits = [
+        hit("card-001", 2, 0.9),
+        hit("card-002", 0, 0.8),
+        hit("card-001", 0, 0.7),
+        hit("card-002", 3, 0.85),
+        hit("card-003", 1, 0.6),
+    ]
     parents = dedupe_and_expand(hits, top_k=10)
     assert [(p.id, p.score) for p in parents] == [
-        ("card-001", 0.9), ("card-002", 0.85), ("card-003", 0.6)
+        ("card-001", 0.9),
+        ("card-002", 0.85),
+        ("card-003", 0.6),
     ]
     first = parents[0]
     assert first.text == "texto inteiro de card-001"
@@ -55,8 +62,12 @@ def test_truncates_to_top_k_parents() -> None:
 
 def test_gate_applies_to_best_per_parent_score() -> None:
     # card-002 has one weak and one strong subchunk: its best score passes the gate.
-    hits = [hit("card-001", 0, 0.2), hit("card-002", 0, 0.1), hit("card-002", 1, 0.55),
-            hit("card-003", 0, 0.29)]
+    hits = [
+        hit("card-001", 0, 0.2),
+        hit("card-002", 0, 0.1),
+        hit("card-002", 1, 0.55),
+        hit("card-003", 0, 0.29),
+    ]
     parents = dedupe_and_expand(hits, top_k=5, min_similarity=0.3)
     assert [p.id for p in parents] == ["card-002"]
     assert dedupe_and_expand(hits, top_k=5, min_similarity=0.6) == []
@@ -76,8 +87,16 @@ def seed(settings: Settings, rows: list[tuple[str, int, np.ndarray]]) -> IndexSt
         embeddings=[v.tolist() for _, _, v in rows],
         documents=[f"{p} {i}" for p, i, _ in rows],
         metadatas=[
-            {"parent_id": p, "chunk_index": i, "parent_text": f"card {p}", "parent_title": p,
-             "source": "s", "license": "CC-BY-4.0", "topics": "x", "accessed_at": "2026-01-01"}
+            {
+                "parent_id": p,
+                "chunk_index": i,
+                "parent_text": f"card {p}",
+                "parent_title": p,
+                "source": "s",
+                "license": "CC-BY-4.0",
+                "topics": "x",
+                "accessed_at": "2026-01-01",
+            }
             for p, i, _ in rows
         ],
     )
@@ -102,8 +121,13 @@ def unit(v: np.ndarray) -> np.ndarray:
 
 @pytest.fixture
 def settings(tmp_path: Path) -> Settings:
-    return Settings(_env_file=None, chroma_path=tmp_path / "c", top_k=3, overfetch_multiple=2,
-                    min_similarity=0.0)
+    return Settings(
+        _env_file=None,
+        chroma_path=tmp_path / "c",
+        top_k=3,
+        overfetch_multiple=2,
+        min_similarity=0.0,
+    )
 
 
 def test_overfetch_finds_top_k_parents_when_one_parent_floods_the_top(settings: Settings) -> None:
@@ -136,8 +160,10 @@ def test_fewer_parents_than_top_k_returns_all(settings: Settings) -> None:
 
 def test_search_gate_filters_parents_below_min_similarity(settings: Settings) -> None:
     query = unit(np.eye(8)[0])
-    rows = [("card-001", 0, unit(np.eye(8)[0] + 0.1 * np.eye(8)[1])),
-            ("card-002", 0, unit(np.eye(8)[2]))]
+    rows = [
+        ("card-001", 0, unit(np.eye(8)[0] + 0.1 * np.eye(8)[1])),
+        ("card-002", 0, unit(np.eye(8)[2])),
+    ]
     store = seed(settings, rows)
     gated = Settings(**{**settings.model_dump(), "min_similarity": 0.5})
     result = Retriever(store, VectorEmbedder(query), gated).search("q", top_k=3)

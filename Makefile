@@ -1,0 +1,31 @@
+# Patient Q&A over cited cards. `make` (or `make help`) lists the targets.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+VENV ?= .venv
+PY := $(VENV)/bin/python
+export HF_HUB_OFFLINE := 1
+export TOKENIZERS_PARALLELISM := false
+export PYTHONPATH := $(CURDIR)
+
+.PHONY: help venv test lint ingest ingest-clean
+
+help: ## List the targets
+	@awk 'BEGIN{FS=":.*## "} /^[a-zA-Z_-]+:.*## /{printf "  %-14s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+
+venv: ## Create .venv (CPU-only torch, pinned dependencies); idempotent
+	@scripts/bootstrap.sh
+
+test: venv ## Run the whole test suite
+	$(PY) -m pytest
+
+lint: venv ## ruff and mypy
+	$(PY) -m ruff check app ingest tests
+	$(PY) -m ruff format --check app ingest tests
+	$(PY) -m mypy
+
+ingest: venv ## Build the index if it is missing or stale (embedded store by default)
+	$(PY) -m ingest
+
+ingest-clean: venv ## Rebuild the index from scratch (build-then-switch: the old one serves until then)
+	$(PY) -m ingest --clean
