@@ -29,3 +29,6 @@ ingest: venv ## Build the index if it is missing or stale (embedded store by def
 
 ingest-clean: venv ## Rebuild the index from scratch (build-then-switch: the old one serves until then)
 	$(PY) -m ingest --clean
+
+# Docker, images and the compose stack (owned by mk/docker.mk).
+-include mk/docker.mk
