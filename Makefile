@@ -8,13 +8,17 @@ export HF_HUB_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 export PYTHONPATH := $(CURDIR)
 
-.PHONY: help venv test lint ingest ingest-clean
+.PHONY: help venv run test lint ingest ingest-clean
 
 help: ## List the targets
 	@awk 'BEGIN{FS=":.*## "} /^[a-zA-Z_-]+:.*## /{printf "  %-14s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
 venv: ## Create .venv (CPU-only torch, pinned dependencies); idempotent
 	@scripts/bootstrap.sh
+
+run: venv ## Serve API + web page on http://127.0.0.1:8000 (embedded store; ingests first if needed)
+	$(PY) -m ingest
+	$(PY) -m gunicorn -c app/gunicorn_conf.py app.api.main:app
 
 test: venv ## Run the whole test suite
 	$(PY) -m pytest

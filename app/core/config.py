@@ -11,7 +11,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -63,6 +63,25 @@ class Settings(BaseSettings):
     overfetch_multiple: int = Field(default=4, ge=1, le=50)
     overfetch_max: int = Field(default=200, ge=1, le=5000)
     min_similarity: float = Field(default=0.25, ge=-1.0, le=1.0)
+
+    # Generation.
+    generator: Literal["extractive", "openai"] = "extractive"
+    prompt_chunk_max_chars: int = Field(default=600, ge=100, le=20_000)
+    extractive_max_sentences: int = Field(default=4, ge=1, le=12)
+    extractive_min_sentence_score: float = Field(default=0.30, ge=-1.0, le=1.0)
+    grounding_min_similarity: float = Field(default=0.45, ge=-1.0, le=1.0)
+    llm_base_url: str = "http://127.0.0.1:11434/v1"
+    llm_model: str = "qwen2.5:7b-instruct"
+    llm_api_key: SecretStr = SecretStr("")
+    llm_timeout_s: float = Field(default=60.0, gt=0)
+    llm_retries: int = Field(default=2, ge=0, le=5)
+    llm_temperature: float = Field(default=0.0, ge=0.0, le=2.0)
+
+    # HTTP server.
+    gunicorn_bind: str = "127.0.0.1:8000"
+    web_concurrency: int = Field(default=2, ge=1, le=32)
+    gunicorn_timeout_s: int = Field(default=120, ge=5)
+    question_max_chars: int = Field(default=2000, ge=1, le=20_000)
 
     @field_validator("chunk_size", "chunk_overlap")
     @classmethod

@@ -34,6 +34,8 @@ def expand(hit: Hit) -> ContextChunk:
         matched_chunk_id=hit.id,
         matched_chunk_index=int(meta["chunk_index"]),
         matched_chunk_text=hit.document,
+        matched_start=int(meta.get("chunk_start", 0)),
+        matched_end=int(meta.get("chunk_end", 0)),
     )
     return ContextChunk(
         id=str(meta["parent_id"]),

@@ -6,6 +6,8 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from app.core.config import Settings
 from app.embedding import Embedder
 from app.retrieval.models import ContextChunk
@@ -24,6 +26,7 @@ class Retrieval:
     candidates: list[ContextChunk]
     parents: list[ContextChunk]
     fetched: int
+    query_vector: np.ndarray
     timings_ms: dict[str, float] = field(default_factory=dict)
 
 
@@ -51,9 +54,9 @@ class Retriever:
     def search(self, question: str, top_k: int | None = None) -> Retrieval:
         k = top_k or self.settings.top_k
         t0 = time.perf_counter()
-        vector = self.embedder.embed([question])[0].tolist()
+        query_vector = self.embedder.embed([question])[0]
         t1 = time.perf_counter()
-        hits, fetched = self.search_hits(vector, k)
+        hits, fetched = self.search_hits(query_vector.tolist(), k)
         t2 = time.perf_counter()
         candidates = dedupe_and_expand(hits, k)
         parents = [c for c in candidates if c.score >= self.settings.min_similarity]
@@ -62,6 +65,7 @@ class Retriever:
             candidates=candidates,
             parents=parents,
             fetched=fetched,
+            query_vector=query_vector,
             timings_ms={
                 "embed": (t1 - t0) * 1000,
                 "vector_query": (t2 - t1) * 1000,

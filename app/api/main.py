@@ -1,0 +1,54 @@
+"""The FastAPI application: routers, error handling, metrics, and the web page."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+from fastapi import FastAPI
+from fastapi.responses import FileResponse
+from fastapi.staticfiles import StaticFiles
+
+from app.api import errors, metrics
+from app.api.resources import Resources
+from app.api.routes import ask, cards, health, search
+from app.core.config import Settings, get_settings
+from app.core.logging import setup_logging
+
+WEB_DIR = Path(__file__).resolve().parents[1] / "web"
+log = logging.getLogger(__name__)
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        conf = settings or get_settings()
+        setup_logging(conf.log_level)
+        # Heavy resources are created here, in each worker after the fork.
+        app.state.resources = Resources.create(conf)
+        log.info("ready to serve (generator=%s, store=%s)", conf.generator, conf.chroma_mode)
+        yield
+
+    app = FastAPI(
+        title="Cartões: perguntas de pacientes com citações",
+        version="0.1.0",
+        description="Answers patients' questions in pt-BR from a card knowledge base; every "
+        "claim carries a [cite:card-X] citation verified against the retrieved cards.",
+        lifespan=lifespan,
+    )
+    errors.install(app)
+    app.middleware("http")(metrics.middleware)
+    for router in (ask.router, search.router, cards.router, health.router):
+        app.include_router(router)
+
+    @app.get("/", include_in_schema=False)
+    async def index() -> FileResponse:
+        return FileResponse(WEB_DIR / "index.html", media_type="text/html; charset=utf-8")
+
+    app.mount("/static", StaticFiles(directory=WEB_DIR, check_dir=False), name="static")
+    return app
+
+
+app = create_app()

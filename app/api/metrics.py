@@ -1,0 +1,57 @@
+"""Prometheus metrics. Under gunicorn, PROMETHEUS_MULTIPROC_DIR (set by the gunicorn
+config) makes every worker write to a shared directory and /metrics aggregates them."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Awaitable, Callable
+
+from fastapi import Request, Response
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    CollectorRegistry,
+    Counter,
+    Histogram,
+    generate_latest,
+    multiprocess,
+)
+
+REQUESTS = Counter("rag_http_requests_total", "HTTP requests", ["route", "method", "status"])
+LATENCY = Histogram(
+    "rag_http_request_seconds",
+    "HTTP request latency",
+    ["route"],
+    buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30),
+)
+STEP = Histogram(
+    "rag_step_seconds",
+    "Time per pipeline step",
+    ["step"],
+    buckets=(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5, 30),
+)
+
+
+def observe_steps(timings_ms: dict[str, float]) -> None:
+    for step, ms in timings_ms.items():
+        STEP.labels(step=step).observe(ms / 1000)
+
+
+async def middleware(
+    request: Request, call_next: Callable[[Request], Awaitable[Response]]
+) -> Response:
+    started = time.perf_counter()
+    response = await call_next(request)
+    route = request.scope.get("route")
+    path = getattr(route, "path", "unmatched")
+    REQUESTS.labels(route=path, method=request.method, status=str(response.status_code)).inc()
+    LATENCY.labels(route=path).observe(time.perf_counter() - started)
+    return response
+
+
+def render() -> Response:
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        registry = CollectorRegistry()
+        multiprocess.MultiProcessCollector(registry)
+        return Response(generate_latest(registry), media_type=CONTENT_TYPE_LATEST)
+    return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)

@@ -1,0 +1,57 @@
+"""Per-process resources, created in the app's lifespan (after gunicorn forks)."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+from app.agent.generators import make_generator
+from app.agent.graph import Agent, make_agent
+from app.core.config import Settings
+from app.core.errors import IndexNotReadyError
+from app.embedding import Embedder, get_embedder
+from app.retrieval.retriever import Retriever
+from app.store.compat import differences, expected_build
+from app.store.index import IndexStore
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Resources:
+    settings: Settings
+    store: IndexStore
+    embedder: Embedder
+    retriever: Retriever
+    agent: Agent
+
+    @classmethod
+    def create(cls, settings: Settings) -> Resources:
+        embedder = get_embedder(settings)
+        store = IndexStore(settings)
+        retriever = Retriever(store, embedder, settings)
+        agent = make_agent(retriever, make_generator(settings, embedder), settings)
+        return cls(settings, store, embedder, retriever, agent)
+
+    def readiness(self) -> dict[str, Any]:
+        """Whether this process can serve: store reachable, an active index built the way
+        this process embeds. Raises StoreUnavailableError / IndexNotReadyError."""
+        self.store.heartbeat()
+        meta = self.store.active_metadata()
+        expected = expected_build(self.settings, self.embedder.model_id, self.embedder.dimension)
+        diff = differences(meta, expected)
+        if diff:
+            raise IndexNotReadyError(
+                "the active index was built differently from this service: "
+                + "; ".join(diff)
+                + ". Rebuild it with `make ingest-clean` "
+                "(compose: `docker compose run --rm ingest-clean`)."
+            )
+        return {
+            "collection": self.store.active_name(),
+            "built_at": meta.get("built_at"),
+            "cards": meta.get("card_count"),
+            "chunks": meta.get("chunk_count"),
+            "embedding_model": meta.get("embedding_model"),
+        }

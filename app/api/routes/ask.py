@@ -1,0 +1,96 @@
+"""POST /api/ask and POST /api/ask/stream."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+
+from fastapi import APIRouter
+from fastapi.responses import StreamingResponse
+from starlette.concurrency import run_in_threadpool
+
+from app.agent.state import AgentState
+from app.api.deps import ResourcesDep
+from app.api.metrics import observe_steps
+from app.api.schemas import AskRequest, AskResponse, Citation, ErrorBody, RetrievedCard
+
+router = APIRouter(prefix="/api", tags=["ask"])
+
+ERRORS: dict[int | str, dict[str, object]] = {
+    422: {"model": ErrorBody, "description": "Invalid input; the message names the field"},
+    503: {"model": ErrorBody, "description": "Store unavailable or index not ready"},
+}
+
+
+def to_response(state: AgentState) -> AskResponse:
+    by_id = {p.id: p for p in state.get("parents", [])}
+    citations = []
+    for card in state.get("citations", []):
+        meta = by_id[card].metadata
+        citations.append(
+            Citation(
+                id=card,
+                title=str(meta.get("title", "")),
+                source=str(meta.get("source", "")),
+                license=str(meta.get("license", "")),
+                accessed_at=str(meta.get("accessed_at", "")),
+            )
+        )
+    return AskResponse(
+        answer=state["answer"],
+        citations=citations,
+        refused=bool(state.get("refused")),
+        citation_warnings=list(state.get("citation_warnings", [])),
+        retrieval=[
+            RetrievedCard(id=c.id, score=round(c.score, 4)) for c in state.get("candidates", [])
+        ],
+        emergency=state.get("emergency"),
+        generator=state.get("generator", "none"),
+    )
+
+
+async def _answer(body: AskRequest, resources: ResourcesDep) -> AskResponse:
+    state = await run_in_threadpool(resources.agent.ask, body.question, body.top_k)
+    observe_steps(state.get("timings_ms", {}))
+    return to_response(state)
+
+
+@router.post("/ask", response_model=AskResponse, responses=ERRORS)
+async def ask(body: AskRequest, resources: ResourcesDep) -> AskResponse:
+    """Answer a question from the cards, with verified [cite:card-X] citations."""
+    return await _answer(body, resources)
+
+
+def _deltas(answer: str) -> Iterator[str]:
+    """The answer in small pieces; a citation marker is never split."""
+    yield from re.findall(r"\[cite:[^\]]*\]\s*|\S+\s*", answer)
+
+
+def _event(name: str, data: object) -> str:
+    return f"event: {name}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n"
+
+
+@router.post(
+    "/ask/stream",
+    responses={
+        200: {"content": {"text/event-stream": {}}, "description": "delta events, then final"},
+        **ERRORS,
+    },
+)
+async def ask_stream(body: AskRequest, resources: ResourcesDep) -> StreamingResponse:
+    """Server-Sent Events: `delta` events with answer text, then one `final` event with
+    the same object as /api/ask. The answer is verified before the first delta is sent,
+    so unverified model text never reaches the client."""
+    result = await _answer(body, resources)
+
+    def events() -> Iterator[str]:
+        for piece in _deltas(result.answer):
+            yield _event("delta", {"text": piece})
+        yield _event("final", result.model_dump())
+
+    return StreamingResponse(
+        events(),
+        media_type="text/event-stream",
+        headers={"cache-control": "no-cache", "x-accel-buffering": "no"},
+    )

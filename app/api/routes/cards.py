@@ -1,0 +1,39 @@
+"""GET /api/cards/{id}: a card as stored in the active index."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, HTTPException, Path
+from starlette.concurrency import run_in_threadpool
+
+from app.api.deps import ResourcesDep
+from app.api.schemas import Card, ErrorBody
+
+router = APIRouter(prefix="/api/cards", tags=["cards"])
+
+
+@router.get(
+    "/{card_id}",
+    response_model=Card,
+    responses={404: {"model": ErrorBody}, 503: {"model": ErrorBody}},
+)
+async def get_card(
+    card_id: Annotated[str, Path(max_length=64, description="A card id such as card-001")],
+    resources: ResourcesDep,
+) -> Card:
+    rows = await run_in_threadpool(
+        resources.store.get_rows, {"$and": [{"parent_id": card_id}, {"chunk_index": 0}]}, 1
+    )
+    if not rows:
+        raise HTTPException(status_code=404, detail=f"no card with id {card_id!r}")
+    meta = rows[0].metadata
+    return Card(
+        id=card_id,
+        title=str(meta.get("parent_title", "")),
+        text=str(meta.get("parent_text", "")),
+        source=str(meta.get("source", "")),
+        license=str(meta.get("license", "")),
+        accessed_at=str(meta.get("accessed_at", "")),
+        topics=[t.strip() for t in str(meta.get("topics", "")).split(",") if t.strip()],
+    )

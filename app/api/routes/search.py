@@ -1,0 +1,35 @@
+"""POST /api/search: retrieval only."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+from starlette.concurrency import run_in_threadpool
+
+from app.api.deps import ResourcesDep
+from app.api.metrics import observe_steps
+from app.api.routes.ask import ERRORS
+from app.api.schemas import AskRequest, SearchResponse, SearchResult
+
+router = APIRouter(prefix="/api", tags=["search"])
+
+
+@router.post("/search", response_model=SearchResponse, responses=ERRORS)
+async def search(body: AskRequest, resources: ResourcesDep) -> SearchResponse:
+    """Parent cards for a question with their best subchunk score (no generation)."""
+    result = await run_in_threadpool(resources.retriever.search, body.question, body.top_k)
+    observe_steps(result.timings_ms)
+    gate = resources.settings.min_similarity
+    return SearchResponse(
+        min_similarity=gate,
+        results=[
+            SearchResult(
+                id=c.id,
+                title=str(c.metadata.get("title", "")),
+                score=round(c.score, 4),
+                passes_min_similarity=c.score >= gate,
+                matched_chunk_id=str(c.metadata.get("matched_chunk_id", "")),
+                matched_text=str(c.metadata.get("matched_chunk_text", "")),
+            )
+            for c in result.candidates
+        ],
+    )

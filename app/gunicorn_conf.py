@@ -1,0 +1,53 @@
+"""gunicorn configuration, sized for a 2 vCPU / 16 GB host.
+
+- uvicorn workers (the `uvicorn-worker` package); WEB_CONCURRENCY workers (default 2);
+- the embedding model is loaded in each worker after the fork (no preload_app: PyTorch
+  is not fork-safe), and each worker's forward pass gets cores // workers threads so
+  workers x threads <= cores;
+- graceful timeout, and max_requests with jitter to recycle workers.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+
+from app.core.config import Settings
+
+_settings = Settings()  # not the cached one: workers build theirs after TORCH_THREADS is set
+_cores = os.cpu_count() or 1
+
+bind = _settings.gunicorn_bind
+workers = _settings.web_concurrency
+worker_class = "uvicorn_worker.UvicornWorker"
+preload_app = False
+timeout = _settings.gunicorn_timeout_s
+graceful_timeout = 30
+keepalive = 5
+max_requests = 2000
+max_requests_jitter = 200
+accesslog = "-"
+errorlog = "-"
+loglevel = _settings.log_level.lower()
+
+_threads = _settings.torch_threads or max(1, _cores // workers)
+raw_env = [f"TORCH_THREADS={_threads}", f"OMP_NUM_THREADS={_threads}"]
+os.environ["TORCH_THREADS"] = str(_threads)
+os.environ["OMP_NUM_THREADS"] = str(_threads)
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+# Prometheus multiprocess mode: one directory shared by the workers of this master.
+_metrics_dir = tempfile.mkdtemp(prefix="rag-metrics-")
+os.environ["PROMETHEUS_MULTIPROC_DIR"] = _metrics_dir
+
+
+def child_exit(server: object, worker: object) -> None:
+    from prometheus_client import multiprocess
+
+    multiprocess.mark_process_dead(worker.pid)  # type: ignore[attr-defined]
+
+
+def on_exit(server: object) -> None:
+    shutil.rmtree(_metrics_dir, ignore_errors=True)
