@@ -74,7 +74,7 @@ _MEDICAL = [
     r"convuls",
     r"falta de ar (forte|intensa|subita)",
     r"nao consigo respirar",
-    r"(lingua|labios?|garganta|rosto) inchad",
+    r"(lingua|labio|garganta|rosto|boca)s? (\w+ ){0,2}inchad",
     r"inchaco (na|da|nos|nas) (lingua|labio|garganta|rosto)",
     r"sangramento (forte|que nao para)",
     r"vomitando sangue",

@@ -15,10 +15,19 @@ import numpy as np
 
 from app.agent.citations import Verified, verify
 from app.agent.generators import SentenceVectors
+from app.agent.safety import fold
 from app.agent.text import CITE_MARKER, sentences, strip_markers
 from app.retrieval.models import ContextChunk
 
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
+# A sentence that talks about changing a dose or stopping a medicine is only kept when it
+# also says not to do it alone or sends the patient to the care team (system rule 4).
+_DOSE_CHANGE = re.compile(
+    r"\b(dobr|tripl|aument|diminu|reduz|suspend|interromp|pare\b|parar|deix\w* de tomar)"
+)
+_SAFE_FRAMING = re.compile(
+    r"\b(nao|nunca|sem orientacao|por conta propria|medic[oa]|farmaceutic[oa]|equipe)\b"
+)
 
 
 def _split_answer(answer: str) -> list[str]:
@@ -43,6 +52,13 @@ def ground(
             warnings.append(f"removed a sentence without a citation: {claim[:80]!r}")
             continue
         card_sentences = [s for c in cards for s in sentences(by_id[c].text)]
+        if claim in card_sentences:  # quoted from the card it cites
+            kept.append(piece)
+            continue
+        folded = fold(claim)
+        if _DOSE_CHANGE.search(folded) and not _SAFE_FRAMING.search(folded):
+            warnings.append(f"removed a sentence advising a dose change: {claim[:80]!r}")
+            continue
         card_text = " ".join(by_id[c].text for c in cards)
         numbers = [n for n in _NUMBER.findall(claim) if n not in card_text]
         if numbers:

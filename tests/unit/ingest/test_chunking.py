@@ -170,3 +170,11 @@ def test_property_bodies_rebuild_the_text(text: str, budget: tuple[int, int]) ->
 def test_property_deterministic(text: str, budget: tuple[int, int]) -> None:
     size, overlap = budget
     assert chunk_card("T", text, size, overlap) == chunk_card("T", text, size, overlap)
+
+
+@settings(max_examples=200, deadline=None)
+@given(text=texts, budget=budgets)
+def test_property_spans_locate_each_body(text: str, budget: tuple[int, int]) -> None:
+    size, overlap = budget
+    for chunk in chunk_card("T", text, size, overlap):
+        assert norm(text[chunk.start : chunk.end]) == norm(chunk.body)

@@ -1,0 +1,200 @@
+"""The HTTP API over real HTTP: gunicorn + uvicorn worker, real model, real Chroma."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from ingest.corpus import load_corpus
+from tests.conftest import CARDS
+from tests.integration.conftest import ChromaServer, free_port
+from tests.service import Service, ingest, service_env
+
+pytestmark = [pytest.mark.model, pytest.mark.slow]
+
+LEVO = "devo tomar a levotiroxina com o estômago vazio?"
+
+
+@pytest.fixture(scope="module")
+def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
+    chroma = tmp_path_factory.mktemp("api") / "chroma"
+    done = ingest(service_env(chroma))
+    assert done.returncode == 0, done.stderr
+    svc = Service(chroma)
+    svc.start()
+    yield svc
+    svc.stop()
+
+
+def post(svc: Service, path: str, body: Any, **kw: Any) -> httpx.Response:
+    return httpx.post(f"{svc.url}{path}", json=body, timeout=60, **kw)
+
+
+def test_ask_returns_a_cited_answer(service: Service) -> None:
+    r = post(service, "/api/ask", {"question": LEVO})
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert not body["refused"] and body["generator"] == "extractive"
+    assert "[cite:card-001]" in body["answer"]
+    first = body["citations"][0]
+    assert first["id"] == "card-001"
+    assert first["title"] == "Levotiroxina: como e quando tomar"
+    assert first["license"] == "CC-BY-4.0" and first["accessed_at"] and first["source"]
+    assert body["retrieval"][0]["id"] == "card-001" and len(body["retrieval"]) == 4
+
+
+def test_out_of_scope_is_refused_without_citations(service: Service) -> None:
+    body = post(service, "/api/ask", {"question": "qual a capital da Austrália?"}).json()
+    assert body["refused"] and body["citations"] == []
+    assert "não cobre" in body["answer"] and "[cite:" not in body["answer"]
+
+
+def test_emergency_is_escalated_first_and_cited(service: Service) -> None:
+    q = "estou com uma dor forte no peito que vai para o braço esquerdo, o que faço?"
+    body = post(service, "/api/ask", {"question": q}).json()
+    assert body["emergency"] == "medical"
+    assert (
+        body["answer"].startswith("Isto pode ser uma emergência") and "SAMU 192" in body["answer"]
+    )
+    assert "card-018" in [c["id"] for c in body["citations"]]
+
+
+def _events(text: str) -> list[tuple[str, dict[str, Any]]]:
+    out = []
+    for block in text.strip().split("\n\n"):
+        lines = dict(line.split(": ", 1) for line in block.splitlines())
+        out.append((lines["event"], json.loads(lines["data"])))
+    return out
+
+
+def test_stream_sends_deltas_then_the_final_object(service: Service) -> None:
+    with httpx.stream(
+        "POST", f"{service.url}/api/ask/stream", json={"question": LEVO}, timeout=60
+    ) as r:
+        assert r.status_code == 200
+        assert r.headers["content-type"].startswith("text/event-stream")
+        text = "".join(r.iter_text())
+    events = _events(text)
+    deltas = [d["text"] for name, d in events if name == "delta"]
+    assert len(deltas) > 5 and events[-1][0] == "final"
+    final = events[-1][1]
+    assert "".join(deltas) == final["answer"]
+    assert set(final) == set(post(service, "/api/ask", {"question": LEVO}).json())
+    assert all(d.count("[cite:") <= 1 and ("[cite:" not in d or "]" in d) for d in deltas)
+
+
+def test_search_returns_parents_with_scores(service: Service) -> None:
+    body = post(service, "/api/search", {"question": LEVO, "top_k": 3}).json()
+    ids = [r["id"] for r in body["results"]]
+    assert ids[0] == "card-001" and len(ids) == 3 == len(set(ids))
+    assert body["results"][0]["passes_min_similarity"]
+    assert body["results"][0]["matched_chunk_id"].startswith("card-001::")
+
+
+def test_card_lookup_and_unknown_card(service: Service) -> None:
+    corpus = {c.id: c for c in load_corpus(CARDS).cards}
+    r = httpx.get(f"{service.url}/api/cards/card-017", timeout=10)
+    assert r.status_code == 200
+    card = r.json()
+    assert card["text"] == corpus["card-017"].text
+    assert card["title"] == corpus["card-017"].title
+    assert card["topics"] == corpus["card-017"].topics
+    missing = httpx.get(f"{service.url}/api/cards/card-999", timeout=10)
+    assert missing.status_code == 404 and missing.json()["error"]["code"] == "not_found"
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({"question": ""}, "question"),
+        ({"question": "   \n "}, "question"),
+        ({"question": "x" * 2001}, "question"),
+        ({"question": "ok", "top_k": 0}, "top_k"),
+        ({"question": "ok", "top_k": 21}, "top_k"),
+        ({}, "question"),
+        ({"question": ["lista"]}, "question"),
+    ],
+)
+def test_invalid_input_is_a_422_naming_the_field(service: Service, body: Any, field: str) -> None:
+    r = post(service, "/api/ask", body)
+    assert r.status_code == 422
+    err = r.json()["error"]
+    assert err["code"] == "invalid_request" and err["message"].startswith(f"{field}:")
+
+
+def test_malformed_json_is_a_422(service: Service) -> None:
+    r = httpx.post(
+        f"{service.url}/api/ask",
+        content=b"{not json",
+        headers={"content-type": "application/json"},
+        timeout=10,
+    )
+    assert r.status_code == 422 and r.json()["error"]["code"] == "invalid_request"
+
+
+def test_health_ready_metrics_and_docs(service: Service) -> None:
+    assert httpx.get(f"{service.url}/healthz").json() == {"status": "ok"}
+    ready = httpx.get(f"{service.url}/readyz").json()
+    assert ready["ready"] and ready["cards"] == 38
+    post(service, "/api/search", {"question": "insulina"})
+    metrics = httpx.get(f"{service.url}/metrics").text
+    assert 'rag_http_requests_total{method="POST",route="/api/search",status="200"}' in metrics
+    assert 'rag_step_seconds_count{step="vector_query"}' in metrics
+    assert httpx.get(f"{service.url}/docs").status_code == 200
+    assert "/api/ask" in httpx.get(f"{service.url}/openapi.json").json()["paths"]
+
+
+def test_index_built_differently_is_not_served(tmp_path: Path) -> None:
+    chroma = tmp_path / "chroma"
+    assert ingest(service_env(chroma, CHUNK_SIZE="300", CHUNK_OVERLAP="50")).returncode == 0
+    svc = Service(chroma)
+    svc.start()
+    try:
+        r = httpx.get(f"{svc.url}/readyz")
+        assert r.status_code == 503
+        message = r.json()["error"]["message"]
+        assert "chunk_size: index has 300, this service uses 400" in message
+        assert "make ingest-clean" in message
+    finally:
+        svc.stop()
+
+
+def test_store_down_gives_503_then_recovers_without_restart(tmp_path: Path) -> None:
+    server = ChromaServer(tmp_path / "server", free_port())
+    server.start()
+    http = {
+        "CHROMA_MODE": "http",
+        "CHROMA_HOST": "127.0.0.1",
+        "CHROMA_PORT": str(server.port),
+        "CHROMA_TIMEOUT_S": "2",
+        "CHROMA_RETRIES": "1",
+    }
+    env = service_env(tmp_path / "unused", **http)
+    assert ingest(env).returncode == 0
+    svc = Service(tmp_path / "unused", **http)
+    svc.start()
+    try:
+        assert post(svc, "/api/ask", {"question": LEVO}).status_code == 200
+        server.stop()
+        r = post(svc, "/api/ask", {"question": LEVO})
+        assert r.status_code == 503
+        assert r.json()["error"]["code"] == "store_unavailable"
+        ready = httpx.get(f"{svc.url}/readyz", timeout=30)
+        assert ready.status_code == 503 and ready.json()["ready"] is False
+        server.start()
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline:
+            if httpx.get(f"{svc.url}/readyz", timeout=30).status_code == 200:
+                break
+            time.sleep(0.5)
+        r = post(svc, "/api/ask", {"question": LEVO})
+        assert r.status_code == 200 and "card-001" in [c["id"] for c in r.json()["citations"]]
+    finally:
+        svc.stop()
+        server.stop()
