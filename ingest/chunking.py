@@ -23,12 +23,15 @@ SEPARATORS: tuple[tuple[re.Pattern[str], str], ...] = (
 @dataclass(frozen=True)
 class Subchunk:
     """One subchunk. `body` is the new text it covers; `overlap` repeats the end of the
-    previous body; `title` is set on the first subchunk only."""
+    previous body; `title` is set on the first subchunk only. `start`/`end` locate the
+    body in the card text (character offsets)."""
 
     index: int
     body: str
     overlap: str = ""
     title: str = ""
+    start: int = 0
+    end: int = 0
 
     @property
     def text(self) -> str:
@@ -102,14 +105,27 @@ def split_text(text: str, chunk_size: int, chunk_overlap: int) -> list[str]:
     return _split(text, chunk_size, 0)
 
 
+def _spans(text: str, bodies: list[str]) -> list[tuple[int, int]]:
+    """Where each body lies in `text`. Repacking may have changed the whitespace between
+    words (never the words), so match word by word with any whitespace between."""
+    spans, pos = [], 0
+    for body in bodies:
+        pattern = r"\s*".join(re.escape(word) for word in body.split())
+        found = re.compile(pattern).search(text, pos)
+        start, end = (found.start(), found.end()) if found else (pos, pos + len(body))
+        spans.append((start, end))
+        pos = end
+    return spans
+
+
 def chunk_card(title: str, text: str, chunk_size: int, chunk_overlap: int) -> list[Subchunk]:
     """Subchunks of one card: title on chunk 0, overlap on every later chunk."""
     bodies = split_text(text, chunk_size, chunk_overlap)
     chunks: list[Subchunk] = []
-    for index, body in enumerate(bodies):
+    for index, (body, (start, end)) in enumerate(zip(bodies, _spans(text, bodies), strict=True)):
         if index == 0:
-            chunks.append(Subchunk(index=0, body=body, title=title.strip()))
+            chunks.append(Subchunk(0, body, title=title.strip(), start=start, end=end))
         else:
             overlap = _overlap_window(bodies[index - 1], chunk_overlap)
-            chunks.append(Subchunk(index=index, body=body, overlap=overlap))
+            chunks.append(Subchunk(index, body, overlap=overlap, start=start, end=end))
     return chunks

@@ -80,6 +80,8 @@ def build_rows(corpus: Corpus, settings: Settings) -> list[ChunkRow]:
                     metadata={
                         "parent_id": card.id,
                         "chunk_index": chunk.index,
+                        "chunk_start": chunk.start,
+                        "chunk_end": chunk.end,
                         "parent_text": card.text,
                         "parent_title": card.title,
                         "license": card.license,
