@@ -61,6 +61,9 @@ class SentenceVectors:
         return np.stack(rows)
 
 
+MATCHED_BONUS = 0.1
+
+
 class ExtractiveGenerator:
     """Offline and deterministic: the answer is made of the card sentences closest to the
     question, each followed by its card's citation. It never writes anything else."""
@@ -76,18 +79,24 @@ class ExtractiveGenerator:
         self, question: str, parents: list[ContextChunk], query_vector: np.ndarray
     ) -> Draft:
         pool: list[tuple[int, int, str, str]] = []  # (parent rank, position, card id, sentence)
+        prior: list[float] = []
+        top = parents[0].score if parents else 0.0
         for rank, parent in enumerate(parents):
+            matched = " ".join(str(parent.metadata.get("matched_chunk_text", "")).split())
             for pos, sentence in enumerate(sentences(parent.text)):
                 pool.append((rank, pos, parent.id, sentence))
+                # Prefer the passage retrieval matched, and cards that matched better.
+                prior.append(MATCHED_BONUS * (sentence in matched) + (parent.score - top))
         if not pool:
             return Draft("", [], self.name)
-        scores = self.vectors.get([s for *_, s in pool]) @ np.asarray(query_vector)
+        similarity = self.vectors.get([s for *_, s in pool]) @ np.asarray(query_vector)
+        scores = similarity + np.asarray(prior)
         order = np.argsort(-scores, kind="stable")
         best = float(scores[order[0]])
         chosen = [
             i
             for i in order[: self.max_sentences]
-            if scores[i] >= self.min_score and scores[i] >= best - 0.15
+            if scores[i] >= self.min_score and scores[i] >= best - 0.1
         ]
         if not chosen:
             chosen = [int(order[0])]

@@ -63,10 +63,12 @@ export async function* readEvents(body) {
   const reader = body.getReader();
   const decoder = new TextDecoder("utf-8");
   const parser = new SSEParser();
+  let finished = false;
   try {
     for (;;) {
       const { value, done } = await reader.read();
       if (done) {
+        finished = true;
         yield* parser.feed(decoder.decode());
         parser.end();
         return;
@@ -74,6 +76,8 @@ export async function* readEvents(body) {
       yield* parser.feed(decoder.decode(value, { stream: true }));
     }
   } finally {
+    // The consumer stopped early (or reading failed): do not leave the request open.
+    if (!finished) reader.cancel().catch(() => {});
     reader.releaseLock();
   }
 }

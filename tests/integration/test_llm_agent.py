@@ -164,3 +164,23 @@ def test_refusal_without_calling_the_model_when_nothing_is_relevant(agent_for: A
         state = agent_for(llm).ask("qual a capital da Austrália?")
     assert llm.requests == []
     assert state["refused"] and state["citations"] == [] and state["answer"] == REFUSAL
+
+
+def test_prompt_window_keeps_the_matching_last_paragraph(agent_for: Any) -> None:
+    # card-017 is longer than PROMPT_CHUNK_MAX_CHARS and only its last paragraph talks about
+    # bleeding; cutting from the start (the old rule) would drop exactly that passage.
+    question = "tomo varfarina e minha gengiva está sangrando, a urina ficou escura. o que faço?"
+    reply = answer(
+        "Gengivas que sangram com facilidade e urina avermelhada ou escura são sinais de "
+        "sangramento: procure atendimento. [cite:card-017]",
+        ["card-017"],
+    )
+    with fake_llm(lambda body, n: (200, reply)) as llm:
+        state = agent_for(llm).ask(question)
+    prompt = llm.requests[0]["messages"][1]["content"]
+    block = prompt.split('<card id="card-017"', 1)[1].split("</card>", 1)[0]
+    body = block.split(">\n", 1)[1]
+    assert body.startswith("…")
+    assert "gengivas que sangram com facilidade" in body
+    assert len(body.strip("…\n")) <= 600
+    assert state["citations"] == ["card-017"] and not state["refused"]
