@@ -1,5 +1,6 @@
-"""A real running service for tests: `python -m ingest` into a temporary embedded store,
-then gunicorn (uvicorn workers) on a free loopback port. Real model, real store, real HTTP."""
+"""A real running service, for the tests and the red-team runner: `python -m ingest`
+into a temporary embedded store, then gunicorn (uvicorn workers) on a free loopback port.
+Real model, real store, real HTTP."""
 
 from __future__ import annotations
 

@@ -15,7 +15,7 @@ import httpx
 import numpy as np
 
 from app.agent.context import context_block
-from app.agent.safety import SYSTEM_RULES
+from app.agent.safety import SYSTEM_RULES, looks_like_injection
 from app.agent.text import sentences
 from app.core.config import Settings
 from app.embedding import Embedder
@@ -84,6 +84,8 @@ class ExtractiveGenerator:
         for rank, parent in enumerate(parents):
             matched = " ".join(str(parent.metadata.get("matched_chunk_text", "")).split())
             for pos, sentence in enumerate(sentences(parent.text)):
+                if looks_like_injection(sentence):
+                    continue  # planted instructions are never quoted
                 pool.append((rank, pos, parent.id, sentence))
                 # Prefer the passage retrieval matched, and cards that matched better.
                 prior.append(MATCHED_BONUS * (sentence in matched) + (parent.score - top))

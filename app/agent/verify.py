@@ -15,7 +15,7 @@ import numpy as np
 
 from app.agent.citations import Verified, verify
 from app.agent.generators import SentenceVectors
-from app.agent.safety import fold
+from app.agent.safety import fold, looks_like_injection
 from app.agent.text import CITE_MARKER, sentences, strip_markers
 from app.retrieval.models import ContextChunk
 
@@ -50,6 +50,9 @@ def ground(
             continue
         if not cards:
             warnings.append(f"removed a sentence without a citation: {claim[:80]!r}")
+            continue
+        if looks_like_injection(claim):
+            warnings.append(f"removed a sentence that carries instructions: {claim[:80]!r}")
             continue
         card_sentences = [s for c in cards for s in sentences(by_id[c].text)]
         if claim in card_sentences:  # quoted from the card it cites
