@@ -6,11 +6,11 @@ import { el, clear } from "./dom.js";
 
 const EMERGENCY = {
   medical: {
-    title: "Isto pode ser uma emergência",
+    title: "Emergência: procure atendimento agora",
     calls: [{ href: "tel:192", label: "Ligar 192 (SAMU)" }],
   },
   self_harm: {
-    title: "Você não está sozinho",
+    title: "Peça ajuda agora",
     calls: [
       { href: "tel:188", label: "Ligar 188 (CVV, 24 horas)" },
       { href: "tel:192", label: "Ligar 192 (SAMU)" },
@@ -90,11 +90,13 @@ export class AnswerView {
     );
     this.body.setAttribute("aria-busy", "true");
     this.renderer = new StreamRenderer(this.body);
+    this.root.dataset.state = "loading";
   }
 
   append(piece) {
     const loading = this.notices.querySelector(".loading");
     if (loading) loading.remove();
+    this.root.dataset.state = "streaming";
     this.renderer.append(piece);
   }
 
@@ -139,6 +141,7 @@ export class AnswerView {
     }
     this.body.setAttribute("aria-busy", "false");
     this.extra.append(this.details(result));
+    this.root.dataset.state = result.refused ? "refused" : "answered";
   }
 
   emergencyBox(kind, text) {
@@ -179,6 +182,7 @@ export class AnswerView {
     clear(this.body);
     this.body.setAttribute("aria-busy", "false");
     this.root.classList.add("answer--error");
+    this.root.dataset.state = "error";
     const hint =
       error.kind === "network"
         ? "Verifique sua conexão com a internet e tente de novo."

@@ -11,8 +11,18 @@ const status = $("status");
 const suggestions = $("suggestions");
 
 const answer = new AnswerView($("answer"));
+// On narrow screens the card panel covers the page: the page behind it is made inert
+// (no focus, no screen-reader browsing) and stops scrolling until the panel closes.
+const narrow = window.matchMedia("(max-width: 63.99rem)");
+const behindPanel = [document.querySelector(".site-header"), $("main"), document.querySelector(".site-footer")];
 const panel = new CardPanel($("card-panel"), {
-  onToggle: (open) => $("layout").classList.toggle("layout--panel", open),
+  onToggle(open) {
+    $("layout").classList.toggle("layout--panel", open);
+    const cover = open && narrow.matches;
+    document.documentElement.classList.toggle("panel-covers", cover);
+    $("card-panel").setAttribute("aria-modal", cover ? "true" : "false");
+    for (const node of behindPanel) node.inert = cover;
+  },
 });
 const form = new QuestionForm($("ask-form"), { onAsk: ask });
 const history = new History($("history"), {
@@ -44,6 +54,7 @@ async function ask(question) {
   history.setDisabled(true);
   suggestions.hidden = true;
   answer.start(question);
+  $("answer").scrollIntoView({ block: "nearest" });
   announce("Buscando a resposta…");
   let retry = null;
   try {
@@ -70,7 +81,10 @@ async function ask(question) {
     form.setBusy(false);
     history.setDisabled(false);
     if (retry) retry.focus();
-    else form.focus();
+    else if (window.matchMedia("(pointer: coarse)").matches) {
+      // Touch: do not bring the on-screen keyboard back over the answer.
+      $("answer-title").focus();
+    } else form.focus();
   }
 }
 

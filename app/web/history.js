@@ -37,7 +37,7 @@ export class History {
     this.root.hidden = this.items.length === 0;
     for (const item of this.items) {
       const state = !item.result
-        ? "sem resposta: toque para perguntar de novo"
+        ? "sem resposta: escolha para perguntar de novo"
         : item.result.emergency
           ? "alerta de emergência"
           : item.result.refused
