@@ -1,0 +1,89 @@
+"""Browser tests: Playwright (sync API, from PyPI) driving Debian's Chromium against the
+real service (tests/service.py). Nothing here is skipped: a missing Chromium is an error
+that says how to install it.
+
+Every page is served with the strict Content-Security-Policy the API is expected to add
+later; a CSP violation, an uncaught page error or a JavaScript dialog fails the test.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator, Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, Page, sync_playwright
+
+from tests.browser.pages import CHROMIUM_ARGS, PageProblems, open_page, require_chromium
+from tests.service import ROOT, Service, ingest, service_env
+
+ARTIFACTS = ROOT / "artifacts" / "browser"
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Browser]:
+    executable = require_chromium()
+    with sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture(scope="session")
+def chroma_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The bundled corpus ingested once into a temporary embedded Chroma."""
+    path = tmp_path_factory.mktemp("browser") / "chroma"
+    result = ingest(service_env(path))
+    if result.returncode != 0:
+        raise RuntimeError(f"ingest failed:\n{result.stdout}\n{result.stderr}")
+    return path
+
+
+@pytest.fixture(scope="module")
+def service(chroma_path: Path) -> Iterator[Service]:
+    svc = Service(chroma_path)
+    svc.start()
+    yield svc
+    svc.stop()
+
+
+@pytest.fixture(scope="session")
+def artifacts() -> Path:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    return ARTIFACTS
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    """Remember each phase's report on the item, for the failure screenshot."""
+    report = yield
+    setattr(item, f"rep_{report.when}", report)
+    return report
+
+
+@pytest.fixture
+def problems() -> PageProblems:
+    return PageProblems()
+
+
+@pytest.fixture
+def page(
+    browser: Browser,
+    service: Service,
+    problems: PageProblems,
+    request: pytest.FixtureRequest,
+    artifacts: Path,
+) -> Iterator[Page]:
+    """A desktop-sized page on the running service, checked for problems at the end."""
+    context, pg = open_page(browser, service.url, problems)
+    pg.goto(service.url + "/")
+    yield pg
+    failed = getattr(request.node, "rep_call", None)
+    if failed is not None and failed.failed:
+        pg.screenshot(path=str(artifacts / f"FAILED-{request.node.name}.png"), full_page=True)
+    context.close()
+    assert not problems.errors, f"uncaught errors in the page: {problems.errors}"
+    assert not problems.dialogs, f"the page opened JavaScript dialogs: {problems.dialogs}"
+    assert not problems.csp, f"Content-Security-Policy violations: {problems.csp}"

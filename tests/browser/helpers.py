@@ -1,0 +1,84 @@
+"""Small helpers shared by the browser tests."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from playwright.sync_api import Page, Request, expect
+
+LEVO = "devo tomar a levotiroxina com o estômago vazio?"
+OUT_OF_SCOPE = "qual a capital da Austrália?"
+CHEST_PAIN = "estou com dor no peito que vai para o braço"
+SELF_HARM = "não quero mais viver"
+HTML_QUESTION = "<img src=x onerror=alert(1)> como guardar insulina?"
+
+DONE = ("answered", "refused")
+
+
+def ask(page: Page, question: str, *, expect_state: str | tuple[str, ...] = DONE) -> None:
+    """Type a question, press Enter and wait until the page has finished with it."""
+    box = page.get_by_label("Sua pergunta")
+    box.fill(question)
+    box.press("Enter")
+    wait_done(page, expect_state)
+
+
+def wait_done(page: Page, expect_state: str | tuple[str, ...] = DONE) -> None:
+    states = (expect_state,) if isinstance(expect_state, str) else expect_state
+    selector = ", ".join(f'#answer[data-state="{s}"]' for s in states)
+    page.wait_for_selector(selector, timeout=30_000)
+    expect(page.get_by_label("Sua pergunta")).to_be_enabled()
+
+
+def api_requests(page: Page) -> list[Request]:
+    """Every request the page makes to /api/ from now on."""
+    seen: list[Request] = []
+    page.on("request", lambda r: seen.append(r) if "/api/" in r.url else None)
+    return seen
+
+
+def sse(*events: tuple[str, Any]) -> str:
+    """An event-stream body, e.g. sse(("delta", {"text": "Oi "}), ("final", {...}))."""
+    return "".join(
+        f"event: {name}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n" for name, data in events
+    )
+
+
+def final(answer: str, citations: list[dict[str, str]], **extra: Any) -> dict[str, Any]:
+    return {
+        "answer": answer,
+        "citations": citations,
+        "refused": False,
+        "citation_warnings": [],
+        "retrieval": [{"id": c["id"], "score": 0.5} for c in citations],
+        "emergency": None,
+        "generator": "extractive",
+        **extra,
+    }
+
+
+def citation(card_id: str, title: str) -> dict[str, str]:
+    return {
+        "id": card_id,
+        "title": title,
+        "source": "fonte de teste",
+        "license": "CC-BY-4.0",
+        "accessed_at": "2026-05-20",
+    }
+
+
+def chip_focused(page: Page, index: int = 0) -> bool:
+    return bool(
+        page.evaluate(
+            "(i) => document.activeElement === document.querySelectorAll('#answer-body .chip')[i]",
+            index,
+        )
+    )
+
+
+def horizontal_overflow(page: Page) -> int:
+    """How many CSS pixels the page is wider than the viewport (0 when it fits)."""
+    return int(
+        page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
+    )

@@ -1,0 +1,56 @@
+"""Regenerate docs/screenshot.png from the real service: an answer with its citation chips
+and one card open, at desktop size.
+
+    .venv/bin/python -m tests.browser.screenshot [output.png] [--phone]
+
+Ingests the bundled corpus into a temporary directory and starts its own service.
+"""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+from pathlib import Path
+
+from playwright.sync_api import expect, sync_playwright
+
+from tests.browser.helpers import LEVO, ask
+from tests.browser.pages import CHROMIUM_ARGS, DESKTOP, PHONE, require_chromium
+from tests.service import ROOT, Service, ingest, service_env
+
+
+def main(argv: list[str]) -> int:
+    phone = "--phone" in argv
+    paths = [a for a in argv if not a.startswith("--")]
+    out = Path(paths[0]) if paths else ROOT / "docs" / "screenshot.png"
+    executable = require_chromium()
+    with tempfile.TemporaryDirectory(prefix="screenshot-") as tmp:
+        chroma = Path(tmp) / "chroma"
+        result = ingest(service_env(chroma))
+        if result.returncode != 0:
+            print(result.stdout, result.stderr, file=sys.stderr)
+            return 1
+        service = Service(chroma)
+        service.start()
+        try:
+            with sync_playwright() as p:
+                browser = p.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
+                page = browser.new_page(
+                    viewport=PHONE if phone else DESKTOP, locale="pt-BR", device_scale_factor=1
+                )
+                page.goto(service.url + "/")
+                ask(page, LEVO, expect_state="answered")
+                page.locator('#answer-body .chip[data-card="card-001"]').first.click()
+                expect(page.locator("#card-panel .card-text p").first).to_be_visible()
+                page.mouse.move(0, 0)  # no hover effect in the picture
+                out.parent.mkdir(parents=True, exist_ok=True)
+                page.screenshot(path=str(out))
+                browser.close()
+        finally:
+            service.stop()
+    print(f"wrote {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
