@@ -3,7 +3,7 @@
 import { askStream, ApiError } from "./api.js";
 import { AnswerView } from "./answer.js";
 import { CardPanel } from "./card-panel.js";
-import { History } from "./history.js";
+import { QuestionHistory } from "./history.js";
 import { QuestionForm } from "./question-form.js";
 
 const $ = (id) => document.getElementById(id);
@@ -14,7 +14,11 @@ const answer = new AnswerView($("answer"));
 // On narrow screens the card panel covers the page: the page behind it is made inert
 // (no focus, no screen-reader browsing) and stops scrolling until the panel closes.
 const narrow = window.matchMedia("(max-width: 63.99rem)");
-const behindPanel = [document.querySelector(".site-header"), $("main"), document.querySelector(".site-footer")];
+const behindPanel = [
+  document.querySelector(".site-header"),
+  $("main"),
+  document.querySelector(".site-footer"),
+];
 const panel = new CardPanel($("card-panel"), {
   onToggle(open) {
     $("layout").classList.toggle("layout--panel", open);
@@ -25,7 +29,7 @@ const panel = new CardPanel($("card-panel"), {
   },
 });
 const form = new QuestionForm($("ask-form"), { onAsk: ask });
-const history = new History($("history"), {
+const questions = new QuestionHistory($("history"), {
   onPick(item) {
     if (item.result) {
       answer.show(item.question, item.result);
@@ -51,7 +55,7 @@ async function ask(question) {
   if (busy) return;
   busy = true;
   form.setBusy(true);
-  history.setDisabled(true);
+  questions.setDisabled(true);
   suggestions.hidden = true;
   answer.start(question);
   $("answer").scrollIntoView({ block: "nearest" });
@@ -60,7 +64,7 @@ async function ask(question) {
   try {
     const result = await askStream(question, { onDelta: (text) => answer.append(text) });
     answer.finish(result);
-    history.add(question, result);
+    questions.add(question, result);
     form.value = "";
     announce(
       result.emergency
@@ -73,13 +77,13 @@ async function ask(question) {
     const err =
       error instanceof ApiError ? error : new ApiError("stream", "Erro inesperado no navegador.");
     if (!(error instanceof ApiError)) console.error(error);
-    history.add(question, null);
+    questions.add(question, null);
     if (!form.value.trim()) form.value = question;
     retry = answer.fail(err, () => ask(question));
   } finally {
     busy = false;
     form.setBusy(false);
-    history.setDisabled(false);
+    questions.setDisabled(false);
     if (retry) retry.focus();
     else if (window.matchMedia("(pointer: coarse)").matches) {
       // Touch: do not bring the on-screen keyboard back over the answer.
@@ -100,5 +104,3 @@ for (const button of suggestions.querySelectorAll(".suggestion")) {
     ask(button.textContent);
   });
 }
-
-document.documentElement.classList.add("js");

@@ -99,6 +99,10 @@ export class CardPanel {
 
   close() {
     if (!this.isOpen) return;
+    // Focus goes back to the chip if it was in the panel (or nowhere); someone typing a
+    // new question beside the open panel keeps their place.
+    const active = document.activeElement;
+    const refocus = !active || active === document.body || this.root.contains(active);
     this.root.hidden = true;
     this.requested = null;
     delete this.root.dataset.card;
@@ -106,6 +110,7 @@ export class CardPanel {
     const opener = this.opener;
     this.opener = null;
     if (opener) opener.setAttribute("aria-expanded", "false");
+    if (!refocus) return;
     if (opener && opener.isConnected) opener.focus();
     else document.getElementById("question")?.focus();
   }

@@ -6,7 +6,7 @@ import { el, clear } from "./dom.js";
 
 const MAX_ITEMS = 8;
 
-export class History {
+export class QuestionHistory {
   constructor(root, { onPick }) {
     this.root = root;
     this.list = root.querySelector("#history-list");

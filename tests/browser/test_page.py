@@ -142,6 +142,15 @@ def test_chip_opens_card_panel_by_click_and_keyboard(page: Page, artifacts: Path
     page.get_by_role("button", name="Fechar cartão").click()
     expect(page.get_by_role("dialog")).to_have_count(0)
 
+    # Typing a new question beside the open panel: Escape closes it but keeps the caret.
+    chip.click()
+    box = page.get_by_label("Sua pergunta")
+    box.click()
+    box.type("outra pergunta")
+    page.keyboard.press("Escape")
+    expect(panel).to_be_hidden()
+    expect(box).to_be_focused()
+
 
 def test_unknown_card_shows_error_in_panel(page: Page) -> None:
     ask(page, LEVO, expect_state="answered")
