@@ -129,7 +129,9 @@ CMD ["python", "-m", "ingest"]
 # ---------------------------------------------------------------------------------------
 # Last stage: the default target of a plain `docker build .`.
 FROM app AS api
-ENV GUNICORN_BIND=0.0.0.0:8000
+# XDG_RUNTIME_DIR: gunicorn's control socket goes there (else $HOME=/app, not writable).
+ENV GUNICORN_BIND=0.0.0.0:8000 \
+    XDG_RUNTIME_DIR=/tmp
 EXPOSE 8000
 # Liveness only; compose waits on /readyz (store reachable, index active).
 HEALTHCHECK --interval=10s --timeout=3s --start-period=60s --retries=3 \
