@@ -8,7 +8,7 @@ export HF_HUB_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 export PYTHONPATH := $(CURDIR)
 
-.PHONY: help venv run test lint ingest ingest-clean
+.PHONY: help venv run test lint ingest ingest-clean eval redteam
 
 help: ## List the targets
 	@awk 'BEGIN{FS=":.*## "} /^[a-zA-Z_-]+:.*## /{printf "  %-14s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -24,8 +24,8 @@ test: venv ## Run the whole test suite
 	$(PY) -m pytest
 
 lint: venv ## ruff and mypy
-	$(PY) -m ruff check app ingest tests
-	$(PY) -m ruff format --check app ingest tests
+	$(PY) -m ruff check app ingest evaluation tests scripts
+	$(PY) -m ruff format --check app ingest evaluation tests scripts
 	$(PY) -m mypy
 
 ingest: venv ## Build the index if it is missing or stale (embedded store by default)
@@ -33,6 +33,12 @@ ingest: venv ## Build the index if it is missing or stale (embedded store by def
 
 ingest-clean: venv ## Rebuild the index from scratch (build-then-switch: the old one serves until then)
 	$(PY) -m ingest --clean
+
+eval: venv ## Golden set: card-atomic vs parent-document recall@k, min_similarity sweep, agent, gate
+	$(PY) -m evaluation --gate
+
+redteam: venv ## Red-team corpus against the service with both generators (real HTTP)
+	$(PY) -m evaluation.redteam
 
 # Docker, images and the compose stack (owned by mk/docker.mk).
 -include mk/docker.mk

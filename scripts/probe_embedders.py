@@ -10,12 +10,14 @@ from __future__ import annotations
 import statistics
 import time
 
-from app.core.config import PACKAGED_MODEL, USE_MODEL, Settings
-from app.embedding import get_embedder
+import numpy as np
+
+from app.core.config import PACKAGED_MODEL, USE_MODEL, settings_from_environment
+from app.embedding import Embedder, get_embedder
 from app.retrieval.parents import dedupe_and_expand
 from app.store.index import Hit
 from ingest.corpus import load_corpus
-from ingest.pipeline import build_rows
+from ingest.pipeline import ChunkRow, build_rows
 
 IN_SCOPE = [
     ("devo tomar com o estômago vazio?", {"card-001", "card-019"}),
@@ -36,33 +38,38 @@ OUT_OF_SCOPE = [
 ]
 
 
+def top(
+    embedder: Embedder, rows: list[ChunkRow], vectors: np.ndarray, question: str
+) -> tuple[list[str], float, float]:
+    started = time.perf_counter()
+    q = embedder.embed([question])[0]
+    elapsed = (time.perf_counter() - started) * 1000
+    hits = [Hit(r.id, r.text, r.metadata, float(s)) for r, s in zip(rows, vectors @ q, strict=True)]
+    parents = dedupe_and_expand(hits, top_k=3)
+    return [p.id for p in parents], parents[0].score, elapsed
+
+
 def main() -> None:
-    print("| model | recall@1 | recall@3 | lowest in-scope top score | highest out-of-scope score | query ms |")
+    print(
+        "| model | recall@1 | recall@3 | lowest in-scope top score | highest out-of-scope score "
+        "| query ms |"
+    )
     print("|---|---|---|---|---|---|")
     for model in (PACKAGED_MODEL, USE_MODEL):
-        settings = Settings(_env_file=None, embedding_model=model)
+        settings = settings_from_environment().model_copy(update={"embedding_model": model})
         embedder = get_embedder(settings)
         rows = build_rows(load_corpus(settings.corpus_dir), settings)
         vectors = embedder.embed([r.text for r in rows])
-
-        def top(question: str) -> tuple[list[str], float, float]:
-            started = time.perf_counter()
-            q = embedder.embed([question])[0]
-            elapsed = (time.perf_counter() - started) * 1000
-            hits = [Hit(r.id, r.text, r.metadata, float(s)) for r, s in zip(rows, vectors @ q)]
-            parents = dedupe_and_expand(hits, top_k=3)
-            return [p.id for p in parents], parents[0].score, elapsed
-
         r1 = r3 = 0
         in_scores, out_scores, times = [], [], []
         for question, gold in IN_SCOPE:
-            ids, score, ms = top(question)
+            ids, score, ms = top(embedder, rows, vectors, question)
             r1 += ids[0] in gold
             r3 += bool(gold & set(ids))
             in_scores.append(score)
             times.append(ms)
         for question in OUT_OF_SCOPE:
-            _, score, ms = top(question)
+            _, score, ms = top(embedder, rows, vectors, question)
             out_scores.append(score)
             times.append(ms)
         n = len(IN_SCOPE)

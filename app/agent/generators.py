@@ -62,6 +62,7 @@ class SentenceVectors:
 
 
 MATCHED_BONUS = 0.1
+PARENT_WEIGHT = 1.0
 
 
 class ExtractiveGenerator:
@@ -88,7 +89,9 @@ class ExtractiveGenerator:
                     continue  # planted instructions are never quoted
                 pool.append((rank, pos, parent.id, sentence))
                 # Prefer the passage retrieval matched, and cards that matched better.
-                prior.append(MATCHED_BONUS * (sentence in matched) + (parent.score - top))
+                prior.append(
+                    MATCHED_BONUS * (sentence in matched) + PARENT_WEIGHT * (parent.score - top)
+                )
         if not pool:
             return Draft("", [], self.name)
         similarity = self.vectors.get([s for *_, s in pool]) @ np.asarray(query_vector)
@@ -100,8 +103,10 @@ class ExtractiveGenerator:
             for i in order[: self.max_sentences]
             if scores[i] >= self.min_score and scores[i] >= best - 0.1
         ]
-        if not chosen:
-            chosen = [int(order[0])]
+        top_card = [int(i) for i in order if pool[i][0] == 0]
+        if top_card and top_card[0] not in chosen:
+            # The best-matching card always speaks: its best sentence replaces the weakest.
+            chosen = [*chosen[: self.max_sentences - 1], top_card[0]]
         chosen.sort(key=lambda i: (pool[i][0], pool[i][1]))
         parts = [f"{pool[i][3]} [cite:{pool[i][2]}]" for i in chosen]
         cited = list(dict.fromkeys(pool[i][2] for i in chosen))

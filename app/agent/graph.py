@@ -22,7 +22,7 @@ from app.agent.generators import (
     OpenAICompatibleGenerator,
     SentenceVectors,
 )
-from app.agent.safety import ESCALATION, REFUSAL, detect_emergency
+from app.agent.safety import ESCALATION, REFUSAL, clean_question, detect_emergency
 from app.agent.state import AgentState
 from app.agent.verify import verify_draft
 from app.core.config import Settings
@@ -45,10 +45,12 @@ def _timed(state: AgentState, key: str, started: float) -> dict[str, float]:
 
 def build_graph(deps: AgentDeps) -> Any:
     def retrieve(state: AgentState) -> dict[str, Any]:
-        result = deps.retriever.search(state["question"], state.get("top_k"))
+        query = clean_question(state["question"])
+        result = deps.retriever.search(query, state.get("top_k"))
         timings = dict(state.get("timings_ms", {}))
         timings.update(result.timings_ms)
         return {
+            "query": query,
             "candidates": result.candidates,
             "parents": result.parents,
             "query_vector": result.query_vector,
@@ -71,7 +73,7 @@ def build_graph(deps: AgentDeps) -> Any:
     def generate(state: AgentState) -> dict[str, Any]:
         started = time.perf_counter()
         draft = deps.generator.generate(
-            state["question"], state["parents"], np.asarray(state["query_vector"])
+            state["query"], state["parents"], np.asarray(state["query_vector"])
         )
         return {
             "draft": draft.text,

@@ -43,6 +43,8 @@ ESCALATION = {
 
 _SELF_HARM = [
     r"suicid",
+    r"nao acordar mais",
+    r"acabar com tudo",
     r"me matar",
     r"(tirar|acabar com) (a )?minha (propria )?vida",
     r"nao quero (mais )?viver",
@@ -55,6 +57,12 @@ _SELF_HARM = [
 ]
 _MEDICAL = [
     r"dor (forte |muito forte )?no peito",
+    r"peito (\w+ )?(doendo|apertado)",
+    r"garganta (\w+ )?(fechando|fechada)",
+    r"beico\w* (\w+ ){0,2}inch(ad|ou|ando)",
+    r"(pancada|batida|bati|bateu) (\w+ ){0,3}cabeca",
+    r"\bapagou\b",
+    r"nao (ta|esta) respondendo",
     r"aperto no peito",
     r"pressao no peito",
     r"infarto",
@@ -74,7 +82,7 @@ _MEDICAL = [
     r"convuls",
     r"falta de ar (forte|intensa|subita)",
     r"nao consigo respirar",
-    r"(lingua|labio|garganta|rosto|boca)s? (\w+ ){0,2}inchad",
+    r"(lingua|labio|garganta|rosto|boca)s? (\w+ ){0,2}inch(ad|ou|ando)",
     r"inchaco (na|da|nos|nas) (lingua|labio|garganta|rosto)",
     r"sangramento (forte|que nao para)",
     r"vomitando sangue",
@@ -98,6 +106,34 @@ _INJECTION_RE = re.compile(
         ]
     )
 )
+
+
+_TAG = re.compile(r"<[^>]{0,500}>")
+_LABEL = (
+    r"(?:(?:cpf|rg|cns|cart[aã]o do sus|tel(?:efone)?|cel(?:ular)?|whats(?:app)?|e-?mail|cep)"
+    r"\b\s*:?\s*(?:[ée]\s+)?)?"
+)
+_PERSONAL = [
+    re.compile(rf"(?i){_LABEL}\b\d{{3}}\.?\d{{3}}\.?\d{{3}}-?\d{{2}}\b"),  # CPF
+    re.compile(rf"(?i){_LABEL}[\w.+-]+@[\w-]+(?:\.[\w-]+)+"),  # e-mail
+    re.compile(rf"(?i){_LABEL}(\+?55\s?)?\(?\b\d{{2}}\)?\s?9?\d{{4}}[-\s]?\d{{4}}\b"),  # phone
+    re.compile(rf"(?i){_LABEL}\b\d{{5}}-\d{{3}}\b"),  # CEP
+    re.compile(r"(?i)\b(meu nome (é|e)|me chamo) [^,.;!?\n]{2,80}"),
+    re.compile(r"(?i)\b(moro|resido) (na|no|em) [^.;!?\n]{2,120}?(?=[.;!?\n]|$)"),
+]
+
+
+def clean_question(question: str) -> str:
+    """The question as retrieval and generation see it: markup removed (it means nothing
+    in a patient's question and only dilutes the match) and personal data (CPF, e-mail,
+    phone, CEP, name, address) removed: not needed to answer, and never sent to a model."""
+    text = _TAG.sub(" ", question)
+    for pattern in _PERSONAL:
+        text = pattern.sub(" ", text)
+    text = re.sub(r"\s+([,.;:!?])", r"\1", " ".join(text.split()))
+    text = re.sub(r"[,;:](?:\s*[,;:])+", ",", text)  # ", ," left by a removed item
+    text = re.sub(r"[,;:]\s*([.!?])", r"\1", text)  # ", ." left at a sentence end
+    return text.strip(" ,;:.") if text.strip(" ,;:.") else question.strip()
 
 
 def looks_like_injection(text: str) -> bool:

@@ -11,6 +11,9 @@ from app.retrieval.models import ContextChunk
 class AgentState(TypedDict, total=False):
     question: str
     """The user's question, trimmed."""
+    query: str
+    """The question as retrieval and generation see it: markup stripped, personal data
+    replaced by placeholders (app.agent.safety.clean_question)."""
     top_k: int
     """How many parent cards to retrieve."""
     emergency: str | None

@@ -36,8 +36,8 @@ class Settings(BaseSettings):
 
     # Corpus and chunking (characters).
     corpus_dir: Path = ROOT / "kb" / "cards"
-    chunk_size: int = Field(default=400, description="CHUNK_SIZE: subchunk budget, characters")
-    chunk_overlap: int = Field(default=80, description="CHUNK_OVERLAP: overlap, characters")
+    chunk_size: int = Field(default=500, description="CHUNK_SIZE: subchunk budget, characters")
+    chunk_overlap: int = Field(default=50, description="CHUNK_OVERLAP: overlap, characters")
 
     # Embeddings.
     # Default chosen by measurement (README, "Choosing the embedding model"): the English
@@ -110,6 +110,12 @@ class Settings(BaseSettings):
                 f"CHUNK_SIZE ({self.chunk_size})"
             )
         return self
+
+
+def settings_from_environment() -> Settings:
+    """Settings from environment variables only, ignoring any .env file: for tools whose
+    results must not depend on a developer's local .env (evaluation, benchmarks)."""
+    return Settings(_env_file=None)  # type: ignore[call-arg]
 
 
 @lru_cache(maxsize=1)

@@ -159,7 +159,7 @@ def test_index_built_differently_is_not_served(tmp_path: Path) -> None:
         r = httpx.get(f"{svc.url}/readyz")
         assert r.status_code == 503
         message = r.json()["error"]["message"]
-        assert "chunk_size: index has 300, this service uses 400" in message
+        assert "chunk_size: index has 300, this service uses 500" in message
         assert "make ingest-clean" in message
     finally:
         svc.stop()

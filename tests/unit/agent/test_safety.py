@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.agent.safety import detect_emergency, looks_like_injection
+from app.agent.safety import clean_question, detect_emergency, looks_like_injection
 from app.agent.text import sentences
 from ingest.corpus import load_corpus
 from tests.conftest import CARDS
@@ -57,3 +57,24 @@ def test_instructions_addressed_to_the_assistant_are_recognised(text: str) -> No
 def test_no_sentence_of_the_bundled_cards_looks_like_an_injection() -> None:
     corpus = load_corpus(CARDS)
     assert [s for c in corpus.cards for s in sentences(c.text) if looks_like_injection(s)] == []
+
+
+@pytest.mark.parametrize(
+    ("question", "cleaned"),
+    [
+        (
+            "Meu nome é Maria Aparecida, CPF 123.456.789-09, moro na Rua das Flores, 123. "
+            "Posso tomar a losartana depois do almoço?",
+            "Posso tomar a losartana depois do almoço?",
+        ),
+        ("<img src=x onerror=alert(1)> como guardar insulina?", "como guardar insulina?"),
+        ("<script>alert(1)</script>posso beber café?", "alert(1) posso beber café?"),
+        ("tomo 2 comprimidos às 8h e às 20h", "tomo 2 comprimidos às 8h e às 20h"),
+        (
+            "Sou o João, e-mail joao@example.com. A metformina dá diarreia?",
+            "Sou o João. A metformina dá diarreia?",
+        ),
+    ],
+)
+def test_clean_question_strips_markup_and_personal_data(question: str, cleaned: str) -> None:
+    assert clean_question(question) == cleaned
