@@ -113,6 +113,9 @@ def build_graph(deps: AgentDeps) -> Any:
         kind = state.get("emergency")
         if not kind:
             return {}
+        if state.get("refused"):
+            # "The knowledge base does not cover this" reads coldly after an escalation.
+            return {"answer": ESCALATION[kind]}
         return {"answer": f"{ESCALATION[kind]}\n\n{state['answer']}"}
 
     graph = StateGraph(AgentState)

@@ -198,3 +198,22 @@ def test_store_down_gives_503_then_recovers_without_restart(tmp_path: Path) -> N
     finally:
         svc.stop()
         server.stop()
+
+
+def test_page_and_api_send_security_headers(service: Service) -> None:
+    page = httpx.get(f"{service.url}/", timeout=10)
+    assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
+    csp = page.headers["content-security-policy"]
+    assert "script-src 'self'" in csp and "unsafe-inline" not in csp
+    assert "frame-ancestors 'none'" in csp
+    assert page.headers["x-content-type-options"] == "nosniff"
+    assert page.headers["x-frame-options"] == "DENY"
+    assert page.headers["cache-control"] == "no-cache"
+    api = post(service, "/api/search", {"question": "insulina"})
+    assert api.headers["x-content-type-options"] == "nosniff"
+
+
+def test_self_harm_without_cards_gets_only_the_escalation(service: Service) -> None:
+    body = post(service, "/api/ask", {"question": "não quero mais viver"}).json()
+    assert body["emergency"] == "self_harm"
+    assert "CVV 188" in body["answer"] and "não cobre" not in body["answer"]
