@@ -40,5 +40,6 @@ eval: venv ## Golden set: card-atomic vs parent-document recall@k, min_similarit
 redteam: venv ## Red-team corpus against the service with both generators (real HTTP)
 	$(PY) -m evaluation.redteam
 
-# Docker, images and the compose stack (owned by mk/docker.mk).
+# Docker, images and the compose stack (mk/docker.mk); benchmarks (mk/bench.mk).
 -include mk/docker.mk
+-include mk/bench.mk
