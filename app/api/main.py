@@ -8,12 +8,14 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 from fastapi import FastAPI, Request, Response
+from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
 
 from app.api import errors, metrics
 from app.api.resources import Resources
 from app.api.routes import ask, cards, health, search
+from app.api.security import EdgeGuard
 from app.core.config import Settings, get_settings
 from app.core.logging import setup_logging
 
@@ -48,9 +50,10 @@ async def security_headers(
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
+    conf = settings or get_settings()
+
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        conf = settings or get_settings()
         setup_logging(conf.log_level)
         # Heavy resources are created here, in each worker after the fork.
         app.state.resources = Resources.create(conf)
@@ -65,8 +68,18 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         lifespan=lifespan,
     )
     errors.install(app)
-    app.middleware("http")(security_headers)
+    # Outermost last: CORS -> security headers -> metrics -> edge guard -> routes.
+    app.add_middleware(EdgeGuard, settings=conf)
     app.middleware("http")(metrics.middleware)
+    app.middleware("http")(security_headers)
+    if conf.cors_origin_list:
+        app.add_middleware(
+            CORSMiddleware,
+            allow_origins=conf.cors_origin_list,
+            allow_methods=["GET", "POST"],
+            allow_headers=["content-type", "x-api-key"],
+            max_age=600,
+        )
     for router in (ask.router, search.router, cards.router, health.router):
         app.include_router(router)
 

@@ -8,7 +8,11 @@ QUESTION_MAX = 2000
 
 
 class AskRequest(BaseModel):
-    question: str = Field(description="The patient's question, 1-2000 characters after trimming")
+    question: str = Field(
+        description="The patient's question, 1-2000 characters after trimming",
+        # Documented for clients and fuzzers; enforced (after trimming) by the validator.
+        json_schema_extra={"minLength": 1, "maxLength": QUESTION_MAX, "pattern": "\\S"},
+    )
     top_k: int | None = Field(default=None, ge=1, le=20, description="Cards to retrieve (1-20)")
 
     @field_validator("question")

@@ -83,6 +83,20 @@ class Settings(BaseSettings):
     gunicorn_timeout_s: int = Field(default=120, ge=5)
     question_max_chars: int = Field(default=2000, ge=1, le=20_000)
 
+    # Access.
+    api_key: SecretStr = Field(
+        default=SecretStr(""), description="API_KEY: when set, /api routes need X-API-Key"
+    )
+    cors_origins: str = Field(default="", description="CORS_ORIGINS: comma list; empty = closed")
+    rate_limit_per_minute: int = Field(
+        default=0, ge=0, description="requests per client IP per minute per worker; 0 = off"
+    )
+    max_body_bytes: int = Field(default=16_384, ge=1024, le=10_000_000)
+
+    @property
+    def cors_origin_list(self) -> list[str]:
+        return [o.strip() for o in self.cors_origins.split(",") if o.strip()]
+
     @field_validator("chunk_size", "chunk_overlap")
     @classmethod
     def _positive(cls, value: int, info: object) -> int:

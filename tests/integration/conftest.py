@@ -11,6 +11,8 @@ from pathlib import Path
 import httpx
 import pytest
 
+from evaluation.service import Service, ingest, service_env
+
 ROOT = Path(__file__).resolve().parents[2]
 CHROMA_BIN = Path(sys.executable).with_name("chroma")
 
@@ -73,3 +75,15 @@ def subprocess_env(**extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("CHROMA_", "CHUNK_"))}
     env.update(HF_HUB_OFFLINE="1", PYTHONPATH=str(ROOT), **extra)
     return env
+
+
+@pytest.fixture(scope="session")
+def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
+    """The service with default settings over a real ingest of the bundled corpus."""
+    chroma = tmp_path_factory.mktemp("api") / "chroma"
+    done = ingest(service_env(chroma))
+    assert done.returncode == 0, done.stderr
+    svc = Service(chroma)
+    svc.start()
+    yield svc
+    svc.stop()

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -19,17 +18,6 @@ from tests.service import Service, ingest, service_env
 pytestmark = [pytest.mark.model, pytest.mark.slow]
 
 LEVO = "devo tomar a levotiroxina com o estômago vazio?"
-
-
-@pytest.fixture(scope="module")
-def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
-    chroma = tmp_path_factory.mktemp("api") / "chroma"
-    done = ingest(service_env(chroma))
-    assert done.returncode == 0, done.stderr
-    svc = Service(chroma)
-    svc.start()
-    yield svc
-    svc.stop()
 
 
 def post(svc: Service, path: str, body: Any, **kw: Any) -> httpx.Response:

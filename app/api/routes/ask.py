@@ -18,7 +18,12 @@ from app.api.schemas import AskRequest, AskResponse, Citation, ErrorBody, Retrie
 router = APIRouter(prefix="/api", tags=["ask"])
 
 ERRORS: dict[int | str, dict[str, object]] = {
+    400: {"model": ErrorBody, "description": "Body is not readable as JSON text"},
+    401: {"model": ErrorBody, "description": "API_KEY is set and X-API-Key is missing or wrong"},
+    413: {"model": ErrorBody, "description": "Body larger than MAX_BODY_BYTES"},
+    415: {"model": ErrorBody, "description": "Body is not application/json"},
     422: {"model": ErrorBody, "description": "Invalid input; the message names the field"},
+    429: {"model": ErrorBody, "description": "Rate limit exceeded; see Retry-After"},
     503: {"model": ErrorBody, "description": "Store unavailable or index not ready"},
 }
 

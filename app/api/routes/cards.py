@@ -16,7 +16,13 @@ router = APIRouter(prefix="/api/cards", tags=["cards"])
 @router.get(
     "/{card_id}",
     response_model=Card,
-    responses={404: {"model": ErrorBody}, 503: {"model": ErrorBody}},
+    responses={
+        401: {"model": ErrorBody, "description": "API_KEY set and X-API-Key missing or wrong"},
+        404: {"model": ErrorBody, "description": "No card with this id"},
+        422: {"model": ErrorBody, "description": "Invalid id"},
+        429: {"model": ErrorBody, "description": "Rate limit exceeded; see Retry-After"},
+        503: {"model": ErrorBody, "description": "Store unavailable or index not ready"},
+    },
 )
 async def get_card(
     card_id: Annotated[str, Path(max_length=64, description="A card id such as card-001")],
