@@ -81,7 +81,6 @@ class Settings(BaseSettings):
     gunicorn_bind: str = "127.0.0.1:8000"
     web_concurrency: int = Field(default=2, ge=1, le=32)
     gunicorn_timeout_s: int = Field(default=120, ge=5)
-    question_max_chars: int = Field(default=2000, ge=1, le=20_000)
 
     # Access.
     api_key: SecretStr = Field(
