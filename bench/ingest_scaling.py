@@ -1,0 +1,241 @@
+"""Ingest scaling: the bundled corpus, then synthetic corpora of ~1,000 and ~10,000 cards
+from a deterministic expander, through the app's own `run_ingest` against a Chroma server
+on loopback (the production store mode). Chroma server RSS at each size. A batch-size
+sweep (embedding and store writes) on the 1,000-card corpus."""
+
+from __future__ import annotations
+
+import random
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from bench.common import LOOPBACK, QUICK, bench_settings, log, proc_tree_memory
+from evaluation.service import free_port
+
+# Words swapped by the expander (pt-BR, same grammatical role), so synthetic cards differ
+# in wording, not only in paragraph order.
+SWAPS = [
+    ("médico", "profissional de saúde"),
+    ("remédio", "medicamento"),
+    ("comprimido", "tablete"),
+    ("orientação", "recomendação"),
+    ("costuma", "tende a"),
+    ("importante", "essencial"),
+    ("sempre", "de forma constante"),
+    ("avise", "informe"),
+]
+
+
+def expand_corpus(cards: list[Any], n: int) -> list[Any]:
+    """n cards from the bundled ones, deterministically: card i is a variant of bundled
+    card i mod len(cards), with its paragraphs rotated, a seeded subset of word swaps and a
+    variant tag in the title and text. Ids `card-NNN-sNNNNN` (the corpus loader's id
+    pattern, card-\\d{3}, cannot name more than 1,000 cards; see the report)."""
+    from ingest.corpus import Card
+
+    out = []
+    for i in range(n):
+        base = cards[i % len(cards)]
+        if i < len(cards):
+            out.append(base)
+            continue
+        rng = random.Random(i)
+        paras = [p for p in base.text.split("\n\n") if p.strip()]
+        shift = i // len(cards) % max(len(paras), 1)
+        paras = paras[shift:] + paras[:shift]
+        text = "\n\n".join(paras)
+        for a, b in SWAPS:
+            if rng.random() < 0.5:
+                text = text.replace(a, b)
+        tag = f"variante {i // len(cards)}"
+        out.append(
+            Card.model_construct(
+                id=f"{base.id}-s{i:05d}",
+                title=f"{base.title} ({tag})",
+                topics=list(base.topics),
+                source=base.source,
+                license=base.license,
+                accessed_at=base.accessed_at,
+                text=f"{text}\n\n({tag}, caso {i}.)",
+            )
+        )
+    return out
+
+
+@contextmanager
+def chroma_server(path: Path) -> Iterator[tuple[int, subprocess.Popen[bytes]]]:
+    """`chroma run` on a free loopback port (same chromadb pin as the service)."""
+    import httpx
+
+    port = free_port()
+    chroma = Path(sys.executable).with_name("chroma")
+    log_file = (path.parent / f"chroma-{port}.log").open("wb")
+    proc = subprocess.Popen(
+        [str(chroma), "run", "--host", LOOPBACK, "--port", str(port), "--path", str(path)],
+        stdout=log_file,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if proc.poll() is not None:
+                raise RuntimeError(f"chroma run exited early (log {log_file.name})")
+            try:
+                if httpx.get(f"http://{LOOPBACK}:{port}/api/v2/heartbeat", timeout=2).is_success:
+                    break
+            except httpx.TransportError:
+                pass
+            time.sleep(0.3)
+        else:
+            raise RuntimeError("chroma server did not start in 60 s")
+        yield port, proc
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=10)
+        log_file.close()
+
+
+def _rss(proc: subprocess.Popen[bytes]) -> float:
+    return sum(m.rss_mb for m in proc_tree_memory(proc.pid).values())
+
+
+def ingest_once(settings: Any, corpus: Any) -> dict[str, Any]:
+    """run_ingest on an in-memory corpus; `_write` and `_verify` timed separately."""
+    import ingest.pipeline as pipeline
+    from app.embedding import get_embedder
+    from app.store.index import IndexStore
+
+    timings = {"write": 0.0, "verify": 0.0}
+    originals = (pipeline.load_corpus, pipeline._write, pipeline._verify)
+
+    def timed(name: str, fn: Any) -> Any:
+        def inner(*a: Any, **k: Any) -> Any:
+            t = time.perf_counter()
+            try:
+                return fn(*a, **k)
+            finally:
+                timings[name] += time.perf_counter() - t
+
+        return inner
+
+    pipeline.load_corpus = lambda _dir: corpus  # type: ignore[assignment]
+    pipeline._write = timed("write", originals[1])  # type: ignore[assignment]
+    pipeline._verify = timed("verify", originals[2])  # type: ignore[assignment]
+    try:
+        embedder = get_embedder(settings)
+        store = IndexStore(settings)
+        report = pipeline.run_ingest(settings, embedder, store, clean=True)
+        batch = min(store.max_batch_size(), pipeline.WRITE_BATCH)
+    finally:
+        pipeline.load_corpus, pipeline._write, pipeline._verify = originals  # type: ignore[assignment]
+    return {
+        "cards": report.cards,
+        "chunks": report.chunks,
+        "wall_s": report.seconds,
+        "embed_s": report.embed_seconds,
+        "write_s": timings["write"],
+        "verify_s": timings["verify"],
+        "other_s": report.seconds - report.embed_seconds - timings["write"] - timings["verify"],
+        "cards_per_s": report.cards / report.seconds,
+        "ms_per_card": report.seconds / report.cards * 1000,
+        "write_batch": batch,
+        "embedding_batch": settings.embedding_batch_size,
+    }
+
+
+def batch_sweep(settings: Any, rows: list[Any], port: int) -> dict[str, Any]:
+    """Embedding throughput by batch size; write throughput by write batch size."""
+    import ingest.pipeline as pipeline
+    from app.embedding import get_embedder
+    from app.store.client import make_client
+
+    embedder = get_embedder(settings)
+    texts = [r.text for r in rows]
+    sample = texts[: 256 if QUICK else 1024]
+    embed_rows = []
+    for b in (8, 32, 64, 256):
+        t = time.perf_counter()
+        for i in range(0, len(sample), b):
+            embedder.embed(sample[i : i + b])
+        s = time.perf_counter() - t
+        embed_rows.append({"batch": b, "chunks": len(sample), "chunks_per_s": len(sample) / s})
+    vectors = [v.tolist() for v in embedder.embed(texts)]
+    client = make_client(settings)
+    max_batch = int(client.get_max_batch_size())
+    write_rows = []
+    for b in sorted({50, 250, 1000, min(max_batch, 5000)}):
+        if b > max_batch:
+            continue
+        name = f"bench-batch-{b}"
+        col = client.create_collection(
+            name, configuration={"hnsw": {"space": "cosine"}}, embedding_function=None
+        )
+        t = time.perf_counter()
+        pipeline._write(col, rows, vectors, b)
+        s = time.perf_counter() - t
+        client.delete_collection(name)
+        write_rows.append({"batch": b, "rows": len(rows), "rows_per_s": len(rows) / s})
+    return {"max_batch_size": max_batch, "embed": embed_rows, "write": write_rows, "port": port}
+
+
+def run(workdir: Path) -> dict[str, Any]:
+    import logging
+
+    from ingest.corpus import load_corpus
+    from ingest.pipeline import build_rows
+
+    logging.getLogger("ingest").setLevel(logging.WARNING)
+    base = bench_settings()
+    bundled = load_corpus(base.corpus_dir).cards
+    sizes = [len(bundled), 200] if QUICK else [len(bundled), 1000, 10000]
+    rows: list[dict[str, Any]] = []
+    sweep: dict[str, Any] = {}
+    for n in sizes:
+        corpus_cards = expand_corpus(bundled, n)
+        from ingest.corpus import Corpus
+
+        corpus = Corpus.model_construct(cards=corpus_cards, corpus_hash=f"bench-{n}")
+        path = Path(tempfile.mkdtemp(prefix=f"chroma-{n}-", dir=workdir))
+        with chroma_server(path) as (port, proc):
+            rss_empty = _rss(proc)
+            settings = base.model_copy(
+                update={
+                    "chroma_mode": "http",
+                    "chroma_host": LOOPBACK,
+                    "chroma_port": port,
+                    "collection_prefix": f"bench{n}",
+                }
+            )
+            log(f"ingest: {n} cards into a Chroma server on {LOOPBACK}:{port}")
+            res = ingest_once(settings, corpus)
+            res["chroma_rss_empty_mb"] = rss_empty
+            res["chroma_rss_after_ingest_mb"] = _rss(proc)
+            log(
+                f"  {res['chunks']} chunks, {res['wall_s']:.1f} s, {res['ms_per_card']:.1f} ms/card"
+                f" (embed {res['embed_s']:.1f} s, write {res['write_s']:.1f} s, "
+                f"verify {res['verify_s']:.1f} s); "
+                f"chroma RSS {res['chroma_rss_after_ingest_mb']:.0f} MB"
+            )
+            rows.append(res)
+            if n == sizes[1]:
+                log("ingest: batch-size sweep")
+                sweep = batch_sweep(settings, build_rows(corpus, settings), port)
+    per_card = [r["ms_per_card"] for r in rows]
+    spread = max(per_card) / min(per_card) - 1
+    return {
+        "sizes": rows,
+        "batch_sweep": sweep,
+        "per_card_spread": spread,
+        "target_flat_within_25pct": spread <= 0.25,
+    }
