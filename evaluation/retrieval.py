@@ -39,12 +39,21 @@ class Config(Protocol):
 class ParentDocument:
     def __init__(self, settings: Settings, embedder: Embedder, workdir: Path, name: str):
         self.name = name
+        self.embedder = embedder
         self.settings = settings.model_copy(
             update={"chroma_mode": "embedded", "chroma_path": workdir / "parent-document"}
         )
         self.store = IndexStore(self.settings)
         run_ingest(self.settings, embedder, self.store, clean=True)
         self.retriever = Retriever(self.store, embedder, self.settings)
+
+    def variant(self, name: str, **updates: Any) -> ParentDocument:
+        """The same index, searched with other settings (e.g. retrieval_mode)."""
+        other = object.__new__(ParentDocument)
+        other.name, other.embedder, other.store = name, self.embedder, self.store
+        other.settings = self.settings.model_copy(update=updates)
+        other.retriever = Retriever(self.store, self.embedder, other.settings)
+        return other
 
     def rank(self, question: str) -> Ranking:
         started = time.perf_counter()

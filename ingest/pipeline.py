@@ -26,6 +26,7 @@ from app.core.errors import IndexNotReadyError, IngestVerificationError
 from app.embedding import Embedder
 from app.store.compat import differences, expected_build
 from app.store.index import IndexStore
+from app.retrieval.lexical import tokenize
 from ingest.chunking import chunk_card
 from ingest.corpus import Corpus, load_corpus
 
@@ -82,6 +83,7 @@ def build_rows(corpus: Corpus, settings: Settings) -> list[ChunkRow]:
                         "chunk_index": chunk.index,
                         "chunk_start": chunk.start,
                         "chunk_end": chunk.end,
+                        "lexical_tokens": " ".join(tokenize(chunk.text)),
                         "parent_text": card.text,
                         "parent_title": card.title,
                         "license": card.license,

@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 # Bumped whenever the row format written by ingest changes; an index built with another
 # schema version is never served (see app.store.index.check_compatible).
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 # EMBEDDING_MODEL values that name a model shipped inside an installed package.
 PACKAGED_MODEL = "packaged:all-MiniLM-L6-v2"  # sentence-transformers, English
@@ -63,6 +63,10 @@ class Settings(BaseSettings):
     overfetch_multiple: int = Field(default=4, ge=1, le=50)
     overfetch_max: int = Field(default=200, ge=1, le=5000)
     min_similarity: float = Field(default=0.25, ge=-1.0, le=1.0)
+    retrieval_mode: Literal["dense", "hybrid", "bm25"] = "dense"
+    rrf_k: int = Field(default=60, ge=1, le=10_000)
+    rrf_weight_dense: float = Field(default=1.0, ge=0.0, le=10.0)
+    rrf_weight_bm25: float = Field(default=0.3, ge=0.0, le=10.0)
 
     # Generation.
     generator: Literal["extractive", "openai"] = "extractive"

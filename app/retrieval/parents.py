@@ -25,12 +25,21 @@ def best_per_parent(hits: Iterable[Hit]) -> dict[str, Hit]:
     return best
 
 
-def expand(hit: Hit) -> ContextChunk:
+def best_similarity_per_parent(hits: Iterable[Hit]) -> dict[str, float]:
+    out: dict[str, float] = {}
+    for hit in hits:
+        parent = str(hit.metadata["parent_id"])
+        out[parent] = max(out.get(parent, -1.0), hit.cosine)
+    return out
+
+
+def expand(hit: Hit, similarity: float | None = None) -> ContextChunk:
     """The parent card of a subchunk hit, as a context chunk."""
     meta = hit.metadata
     parent_meta: dict[str, Any] = {key: meta[key] for key in PARENT_FIELDS if key in meta}
     parent_meta["title"] = parent_meta.pop("parent_title", "")
     parent_meta.update(
+        rank_score=hit.score,
         matched_chunk_id=hit.id,
         matched_chunk_index=int(meta["chunk_index"]),
         matched_chunk_text=hit.document,
@@ -41,7 +50,7 @@ def expand(hit: Hit) -> ContextChunk:
         id=str(meta["parent_id"]),
         source=str(meta.get("source", "")),
         text=str(meta["parent_text"]),
-        score=hit.score,
+        score=hit.cosine if similarity is None else similarity,
         metadata=parent_meta,
         parent_id=str(meta["parent_id"]),
         chunk_index=0,
@@ -53,10 +62,15 @@ def dedupe_and_expand(
 ) -> list[ContextChunk]:
     """Best hit per parent -> parent chunks, best first, gated and truncated to top_k.
 
-    `min_similarity` applies to the best-per-parent score, after dedupe.
+    Parents are ranked by their best hit's `score`; a parent chunk's `score` is its best
+    cosine similarity among its subchunks, and `min_similarity` applies to that, after
+    dedupe (for dense retrieval the two are the same number).
     """
+    hits = list(hits)
+    similarity = best_similarity_per_parent(hits)
     best = best_per_parent(hits).values()
     ranked = sorted(best, key=lambda h: (-h.score, str(h.metadata["parent_id"])))
+    chunks = [expand(h, similarity[str(h.metadata["parent_id"])]) for h in ranked]
     if min_similarity is not None:
-        ranked = [h for h in ranked if h.score >= min_similarity]
-    return [expand(h) for h in ranked[:top_k]]
+        chunks = [c for c in chunks if c.score >= min_similarity]
+    return chunks[:top_k]

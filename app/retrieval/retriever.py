@@ -10,6 +10,8 @@ import numpy as np
 
 from app.core.config import Settings
 from app.embedding import Embedder
+from app.retrieval.fusion import rrf
+from app.retrieval.lexical import LexicalIndexCache, tokenize
 from app.retrieval.models import ContextChunk
 from app.retrieval.parents import best_per_parent, dedupe_and_expand
 from app.store.index import Hit, IndexStore
@@ -35,6 +37,7 @@ class Retriever:
         self.store = store
         self.embedder = embedder
         self.settings = settings
+        self.lexical = LexicalIndexCache(store)
 
     def fetch_size(self, top_k: int) -> int:
         return min(top_k * self.settings.overfetch_multiple, self.settings.overfetch_max)
@@ -51,24 +54,63 @@ class Retriever:
                 return hits, n
             n = min(n * 2, cap)
 
+    def fuse(
+        self,
+        question: str,
+        query_vector: np.ndarray,
+        dense: list[Hit],
+        n: int,
+        timings: dict[str, float],
+    ) -> list[Hit]:
+        """BM25 (and dense, in hybrid mode) subchunk lists fused with RRF. Every fused hit
+        keeps its cosine similarity to the question, for the min_similarity gate."""
+        s = self.settings
+        t0 = time.perf_counter()
+        lexical = self.lexical.get().search(tokenize(question), n)
+        t1 = time.perf_counter()
+        rankings, weights = [[i for i, _ in lexical]], [s.rrf_weight_bm25]
+        if s.retrieval_mode == "hybrid":
+            rankings.insert(0, [h.id for h in dense])
+            weights.insert(0, s.rrf_weight_dense)
+        fused = rrf(rankings, weights, s.rrf_k)
+        by_id = {h.id: h for h in dense}
+        missing = [i for i in fused if i not in by_id]
+        if missing:
+            for row, vector in self.store.get_embedded(missing):
+                cosine = float(np.dot(vector, query_vector))
+                by_id[row.id] = Hit(row.id, row.document, row.metadata, cosine)
+        hits = [
+            Hit(i, by_id[i].document, by_id[i].metadata, score, similarity=by_id[i].cosine)
+            for i, score in fused.items()
+            if i in by_id
+        ]
+        timings["bm25"] = (t1 - t0) * 1000
+        timings["fusion"] = (time.perf_counter() - t1) * 1000
+        return hits
+
     def search(self, question: str, top_k: int | None = None) -> Retrieval:
         k = top_k or self.settings.top_k
         t0 = time.perf_counter()
         query_vector = self.embedder.embed([question])[0]
         t1 = time.perf_counter()
-        hits, fetched = self.search_hits(query_vector.tolist(), k)
+        timings = {"embed": (t1 - t0) * 1000}
+        if self.settings.retrieval_mode == "bm25":
+            dense: list[Hit] = []
+            fetched = self.fetch_size(k)
+        else:
+            dense, fetched = self.search_hits(query_vector.tolist(), k)
+        timings["vector_query"] = (time.perf_counter() - t1) * 1000
+        hits = dense
+        if self.settings.retrieval_mode != "dense":
+            hits = self.fuse(question, query_vector, dense, fetched, timings)
         t2 = time.perf_counter()
         candidates = dedupe_and_expand(hits, k)
         parents = [c for c in candidates if c.score >= self.settings.min_similarity]
-        t3 = time.perf_counter()
+        timings["dedupe_expand"] = (time.perf_counter() - t2) * 1000
         return Retrieval(
             candidates=candidates,
             parents=parents,
             fetched=fetched,
             query_vector=query_vector,
-            timings_ms={
-                "embed": (t1 - t0) * 1000,
-                "vector_query": (t2 - t1) * 1000,
-                "dedupe_expand": (t3 - t2) * 1000,
-            },
+            timings_ms=timings,
         )

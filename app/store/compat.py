@@ -5,24 +5,18 @@ from __future__ import annotations
 from typing import Any
 
 from app.core.config import SCHEMA_VERSION, Settings
-
-# Fields that must match for this process to serve an index built by someone else.
-SERVING_FIELDS = (
-    "schema_version",
-    "embedding_model",
-    "embedding_dim",
-    "chunk_size",
-    "chunk_overlap",
-)
+from app.retrieval.lexical import TOKENIZER_ID
 
 
 def expected_build(settings: Settings, model_id: str, dimension: int) -> dict[str, Any]:
+    """The fields that must match for this process to serve an index built elsewhere."""
     return {
         "schema_version": SCHEMA_VERSION,
         "embedding_model": model_id,
         "embedding_dim": dimension,
         "chunk_size": settings.chunk_size,
         "chunk_overlap": settings.chunk_overlap,
+        "lexical_tokenizer": TOKENIZER_ID,
     }
 
 

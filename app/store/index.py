@@ -46,12 +46,19 @@ class Row:
 
 @dataclass(frozen=True)
 class Hit:
-    """One subchunk returned by a vector query; score is cosine similarity."""
+    """One ranked subchunk. `score` orders hits (cosine similarity for a vector query, a
+    fused rank score after fusion); `similarity` is always the cosine similarity to the
+    question, which the min_similarity gate uses."""
 
     id: str
     document: str
     metadata: dict[str, Any]
     score: float
+    similarity: float | None = None
+
+    @property
+    def cosine(self) -> float:
+        return self.score if self.similarity is None else self.similarity
 
 
 def _transport_errors() -> tuple[type[BaseException], ...]:
@@ -313,6 +320,20 @@ class IndexStore:
             ]
 
         return self._with_active("query", run)
+
+    def get_embedded(self, ids: list[str]) -> list[tuple[Row, list[float]]]:
+        """Rows by id with their stored vectors (for rows found by another ranking)."""
+
+        def run(col: Any) -> list[tuple[Row, list[float]]]:
+            res = col.get(ids=ids, include=["documents", "metadatas", "embeddings"])
+            return [
+                (Row(id=i, document=d or "", metadata=dict(m or {})), list(map(float, e)))
+                for i, d, m, e in zip(
+                    res["ids"], res["documents"], res["metadatas"], res["embeddings"], strict=True
+                )
+            ]
+
+        return self._with_active("get rows by id", run)
 
     def get_rows(self, where: dict[str, Any] | None = None, limit: int | None = None) -> list[Row]:
         def run(col: Any) -> list[Row]:

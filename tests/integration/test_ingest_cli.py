@@ -49,7 +49,7 @@ def test_ingest_clean_summary_query_and_safe_failure(embedded_settings: Settings
     done = run_ingest_cli(embedded_settings, "--clean")
     assert done.returncode == 0, done.stderr
     assert re.search(
-        r"ingest: 38 cards, \d+ chunks, [\d.]+ s .*collection cards-v2-\S+ \(active\)", done.stdout
+        r"ingest: 38 cards, \d+ chunks, [\d.]+ s .*collection cards-v\d+-\S+ \(active\)", done.stdout
     ), done.stdout
     assert "embedded" in done.stderr and "chunks/s" in done.stderr  # progress lines
 

@@ -1,0 +1,85 @@
+"""BM25 over the same subchunks as the vectors (bm25s), tokenized for Portuguese.
+
+Ingest stores each row's tokens (`lexical_tokens` metadata) in the same collection as its
+vector, so the lexical index is versioned and switched with the vector index in one step:
+the API builds its BM25 matrix from the active collection and rebuilds it when the active
+build changes. It can never serve BM25 for another build.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+from functools import lru_cache
+from typing import Any
+
+from app.core.text import fold
+from app.store.index import IndexStore
+
+log = logging.getLogger(__name__)
+
+TOKENIZER_ID = "pt-snowball-fold-stop-v1"
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+
+@lru_cache(maxsize=1)
+def _stemmer() -> Any:
+    import Stemmer
+
+    return Stemmer.Stemmer("portuguese")
+
+
+@lru_cache(maxsize=1)
+def _stopwords() -> frozenset[str]:
+    from bm25s.stopwords import STOPWORDS_PORTUGUESE
+
+    return frozenset(fold(w) for w in STOPWORDS_PORTUGUESE)
+
+
+def tokenize(text: str) -> list[str]:
+    """Lower-case words, Portuguese stopwords dropped, Snowball-stemmed, accents folded."""
+    words = [w for w in _WORD.findall(text.lower()) if len(w) > 1 or w.isdigit()]
+    words = [w for w in words if fold(w) not in _stopwords()]
+    return [fold(stem) for stem in _stemmer().stemWords(words)]
+
+
+class LexicalIndex:
+    def __init__(self, collection: str, ids: list[str], tokens: list[list[str]]):
+        import bm25s
+
+        self.collection = collection
+        self.ids = ids
+        self._bm25 = bm25s.BM25()
+        self._bm25.index(tokens, show_progress=False)
+
+    def search(self, query_tokens: list[str], n: int) -> list[tuple[str, float]]:
+        if not query_tokens or not self.ids:
+            return []
+        k = min(n, len(self.ids))
+        docs, scores = self._bm25.retrieve([query_tokens], k=k, show_progress=False)
+        return [
+            (self.ids[int(d)], float(s)) for d, s in zip(docs[0], scores[0], strict=True) if s > 0
+        ]
+
+
+class LexicalIndexCache:
+    """The BM25 index of the active build, rebuilt when the active build changes."""
+
+    def __init__(self, store: IndexStore):
+        self.store = store
+        self._index: LexicalIndex | None = None
+        self._lock = threading.Lock()
+
+    def get(self) -> LexicalIndex:
+        name = self.store.active_collection().name
+        with self._lock:
+            if self._index is None or self._index.collection != name:
+                rows = self.store.get_rows()
+                self._index = LexicalIndex(
+                    name,
+                    [r.id for r in rows],
+                    [str(r.metadata.get("lexical_tokens", "")).split() for r in rows],
+                )
+                log.info("BM25 index built for %s (%d rows)", name, len(rows))
+            return self._index
