@@ -18,6 +18,7 @@ from app.core.text import fold
 from app.store.index import IndexStore
 
 log = logging.getLogger(__name__)
+logging.getLogger("bm25s").setLevel(logging.WARNING)  # it logs every index build at DEBUG
 
 TOKENIZER_ID = "pt-snowball-fold-stop-v1"
 _WORD = re.compile(r"\w+", re.UNICODE)
