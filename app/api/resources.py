@@ -11,6 +11,7 @@ from app.agent.graph import Agent, make_agent
 from app.core.config import Settings
 from app.core.errors import IndexNotReadyError
 from app.embedding import Embedder, get_embedder
+from app.retrieval.rerank import get_reranker
 from app.retrieval.retriever import Retriever
 from app.store.compat import differences, expected_build
 from app.store.index import IndexStore
@@ -30,7 +31,7 @@ class Resources:
     def create(cls, settings: Settings) -> Resources:
         embedder = get_embedder(settings)
         store = IndexStore(settings)
-        retriever = Retriever(store, embedder, settings)
+        retriever = Retriever(store, embedder, settings, get_reranker(settings))
         agent = make_agent(retriever, make_generator(settings, embedder), settings)
         return cls(settings, store, embedder, retriever, agent)
 

@@ -67,6 +67,8 @@ class Settings(BaseSettings):
     rrf_k: int = Field(default=60, ge=1, le=10_000)
     rrf_weight_dense: float = Field(default=1.0, ge=0.0, le=10.0)
     rrf_weight_bm25: float = Field(default=0.3, ge=0.0, le=10.0)
+    reranker_model: str = Field(default="", description="RERANKER_MODEL: empty = no reranker")
+    rerank_candidates: int = Field(default=12, ge=1, le=200)
 
     # Generation.
     generator: Literal["extractive", "openai"] = "extractive"

@@ -14,6 +14,7 @@ from app.retrieval.fusion import rrf
 from app.retrieval.lexical import LexicalIndexCache, tokenize
 from app.retrieval.models import ContextChunk
 from app.retrieval.parents import best_per_parent, dedupe_and_expand
+from app.retrieval.rerank import Reranker
 from app.store.index import Hit, IndexStore
 
 
@@ -33,11 +34,18 @@ class Retrieval:
 
 
 class Retriever:
-    def __init__(self, store: IndexStore, embedder: Embedder, settings: Settings):
+    def __init__(
+        self,
+        store: IndexStore,
+        embedder: Embedder,
+        settings: Settings,
+        reranker: Reranker | None = None,
+    ):
         self.store = store
         self.embedder = embedder
         self.settings = settings
         self.lexical = LexicalIndexCache(store)
+        self.reranker = reranker
 
     def fetch_size(self, top_k: int) -> int:
         return min(top_k * self.settings.overfetch_multiple, self.settings.overfetch_max)
@@ -89,7 +97,9 @@ class Retriever:
         return hits
 
     def search(self, question: str, top_k: int | None = None) -> Retrieval:
-        k = top_k or self.settings.top_k
+        wanted = top_k or self.settings.top_k
+        # With a reranker, fetch up to RERANK_CANDIDATES cards, rerank, then keep `wanted`.
+        k = max(wanted, self.settings.rerank_candidates) if self.reranker else wanted
         t0 = time.perf_counter()
         query_vector = self.embedder.embed([question])[0]
         t1 = time.perf_counter()
@@ -105,8 +115,14 @@ class Retriever:
             hits = self.fuse(question, query_vector, dense, fetched, timings)
         t2 = time.perf_counter()
         candidates = dedupe_and_expand(hits, k)
-        parents = [c for c in candidates if c.score >= self.settings.min_similarity]
         timings["dedupe_expand"] = (time.perf_counter() - t2) * 1000
+        if self.reranker:
+            t3 = time.perf_counter()
+            capped = candidates[: self.settings.rerank_candidates]
+            candidates = self.reranker.rerank(question, capped)
+            timings["rerank"] = (time.perf_counter() - t3) * 1000
+        candidates = candidates[:wanted]
+        parents = [c for c in candidates if c.score >= self.settings.min_similarity]
         return Retrieval(
             candidates=candidates,
             parents=parents,
