@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-import os
 import socket
 import subprocess
 import sys
@@ -69,12 +68,6 @@ def chroma_server(tmp_path: Path) -> Iterator[ChromaServer]:
     server.start()
     yield server
     server.stop()
-
-
-def subprocess_env(**extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("CHROMA_", "CHUNK_"))}
-    env.update(HF_HUB_OFFLINE="1", PYTHONPATH=str(ROOT), **extra)
-    return env
 
 
 @pytest.fixture(scope="session")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -13,25 +12,14 @@ from app.core.config import Settings
 from app.embedding import get_embedder
 from app.retrieval.retriever import Retriever
 from app.store.index import IndexStore
-from tests.integration.conftest import ROOT, subprocess_env
+from tests.service import ingest, service_env
 
 pytestmark = [pytest.mark.model, pytest.mark.slow]
 
 
 def run_ingest_cli(settings: Settings, *args: str) -> subprocess.CompletedProcess[str]:
-    env = subprocess_env(
-        CHROMA_MODE="embedded",
-        CHROMA_PATH=str(settings.chroma_path),
-        CORPUS_DIR=str(settings.corpus_dir),
-    )
-    return subprocess.run(
-        [sys.executable, "-m", "ingest", *args],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    env = service_env(settings.chroma_path, CORPUS_DIR=str(settings.corpus_dir), LOG_LEVEL="INFO")
+    return ingest(env, *args)
 
 
 def top_ids(settings: Settings, question: str) -> list[str]:
@@ -49,7 +37,8 @@ def test_ingest_clean_summary_query_and_safe_failure(embedded_settings: Settings
     done = run_ingest_cli(embedded_settings, "--clean")
     assert done.returncode == 0, done.stderr
     assert re.search(
-        r"ingest: 38 cards, \d+ chunks, [\d.]+ s .*collection cards-v\d+-\S+ \(active\)", done.stdout
+        r"ingest: 38 cards, \d+ chunks, [\d.]+ s .*collection cards-v\d+-\S+ \(active\)",
+        done.stdout,
     ), done.stdout
     assert "embedded" in done.stderr and "chunks/s" in done.stderr  # progress lines
 
