@@ -41,16 +41,21 @@ def main(argv: list[str] | None = None) -> int:
     if args.render_only:
         results = json.loads(args.results.read_text())
     else:
-        results = measure(args.only or list(SECTIONS), not args.no_compose)
-        args.results.parent.mkdir(parents=True, exist_ok=True)
-        args.results.write_text(json.dumps(results, indent=1, ensure_ascii=False))
+        results = measure(args.only or list(SECTIONS), not args.no_compose, args.results)
         log(f"raw results: {args.results}")
     report.write(results, args.out)
     log(f"report: {args.out}")
     return 0
 
 
-def measure(sections: list[str], with_compose: bool) -> dict[str, Any]:
+def _save(results: dict[str, Any], path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(results, indent=1, ensure_ascii=False))
+
+
+def measure(sections: list[str], with_compose: bool, save_to: Path) -> dict[str, Any]:
+    """Run the sections; raw results are saved after each one (an interrupted run keeps
+    what it measured: `--render-only` then reports it)."""
     from bench import floor, ingest_scaling, load, peer
     from bench.served import ensure_index
 
@@ -78,6 +83,10 @@ def measure(sections: list[str], with_compose: bool) -> dict[str, Any]:
             results["sections"][name] = res
             timings[name] = time.monotonic() - t
             log(f"{name} done in {timings[name]:.0f} s")
+            results["section_seconds"] = timings
+            results["total_seconds"] = time.monotonic() - started
+            results["quick"] = QUICK
+            _save(results, save_to)
     results["section_seconds"] = timings
     results["total_seconds"] = time.monotonic() - started
     results["quick"] = QUICK

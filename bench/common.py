@@ -93,7 +93,14 @@ def machine() -> dict[str, Any]:
                 break
     except OSError:
         pass
+    dirty = subprocess.run(
+        ["git", "status", "--porcelain", "app", "ingest", "evaluation"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    ).stdout.splitlines()
     return {
+        "uncommitted_app_files": len(dirty),
         "cores": CORES,
         "cpu": cpu,
         "ram_gb": round(psutil.virtual_memory().total / 2**30, 1),

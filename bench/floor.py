@@ -111,7 +111,20 @@ def in_process(chroma_path: Path, threads: int, rounds: int) -> dict[str, Any]:
                 graph_overhead.append(total - sum(timings.values()))
     finally:
         restore()
+    hybrid: dict[str, Any] = {}
+    if retrieval_mode_present():
+        conf = settings.model_copy(update={"retrieval_mode": "hybrid"})
+        hybrid_retriever = Retriever(store, embedder, conf)
+        for q in qs:
+            hybrid_retriever.search(q)
+        steps: dict[str, list[float]] = {}
+        for _ in range(rounds):
+            for q in qs:
+                for k, v in hybrid_retriever.search(q).timings_ms.items():
+                    steps.setdefault(k, []).append(v)
+        hybrid = {k: summary(v) for k, v in steps.items()}
     return {
+        "hybrid_steps_ms": hybrid,
         "threads": threads,
         "requests": len(search_total) + len(ask_total),
         "floor_ms": summary(floor),

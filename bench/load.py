@@ -70,8 +70,8 @@ def embedded(chroma_path: Path) -> dict[str, Any]:
 
 def sweep(chroma_path: Path) -> dict[str, Any]:
     """Throughput at concurrency 32 for each workers x threads-per-worker setting."""
-    configs = [(1, 2), (2, 1)] if QUICK else [(1, 1), (1, 2), (2, 1), (2, 2), (3, 1), (4, 1)]
-    duration = 3.0 if QUICK else 8.0
+    configs = [(1, 2), (2, 1)] if QUICK else [(1, 1), (1, 2), (2, 1), (2, 2), (3, 1)]
+    duration = 3.0 if QUICK else 6.0
     concurrency = 32
     rows = []
     log(f"load: worker/thread sweep at c={concurrency}, {duration:.0f} s each: {configs}")
@@ -186,7 +186,17 @@ def compose_stack() -> dict[str, Any]:
             timeout=600,
         )
         if up.returncode != 0:
-            return {"skipped": f"compose up failed: {up.stderr[-1500:]}"}
+            logs = subprocess.run(
+                [*dc, "logs", "--no-color", "--tail", "15", "ingest", "api"],
+                cwd=ROOT,
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=120,
+            )
+            return {
+                "skipped": f"compose up failed: {up.stderr[-600:]}\nlogs: {logs.stdout[-1500:]}"
+            }
         wait_ready(url, timeout_s=120)
         out["startup_s"] = time.monotonic() - started
         out["memory_idle_cold_mb"] = docker_stats(project)

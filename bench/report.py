@@ -175,7 +175,9 @@ def write(results: dict[str, Any], out: Path) -> None:
         "```\n\n"
         f"Run: {m['date']}, commit `{m['git']}`, {m['cores']} cores ({m['cpu']}), "
         f"{m['ram_gb']} GB RAM, Python {m['python']}, quick={results.get('quick')}, "
-        f"total {results.get('total_seconds', 0) / 60:.1f} min. 1-minute load average at the "
+        f"total {results.get('total_seconds', 0) / 60:.1f} min; "
+        f"{m.get('uncommitted_app_files', 0)} uncommitted files under app/, ingest/, "
+        f"evaluation/ at the start (others were editing the tree). 1-minute load average at the "
         f"start: {m['load_avg_at_start'][0]}"
         + "; per section: "
         + ", ".join(f"{k} {v.get('load_avg_1m_at_start')}" for k, v in s.items())
@@ -203,6 +205,10 @@ def write(results: dict[str, Any], out: Path) -> None:
             "verify",
         ):
             src = ip["ask_steps_ms"].get(step) or ip["search_steps_ms"].get(step)
+            if src is None and step in ("bm25", "fusion"):
+                src = ip.get("hybrid_steps_ms", {}).get(step)
+                if src is not None:
+                    step = f"{step} (RETRIEVAL_MODE=hybrid, in-process; default is dense)"
             srv_s = fl["http"]["/api/search"]["server_step_means_ms"].get(step)
             srv_a = fl["http"]["/api/ask"]["server_step_means_ms"].get(step)
             if src is None and srv_a is None:
@@ -403,7 +409,9 @@ def write(results: dict[str, Any], out: Path) -> None:
             )
             errors_total += sum(r["http_errors"] + r["conn_errors"] for r in co["levels"])
         else:
-            text.append(f"**Compose stack:** not run: {co.get('skipped', '?')}.")
+            text.append(
+                f"**Compose stack:** not measured:\n\n```text\n{co.get('skipped', '?')}\n```"
+            )
         sw = ld["sweep"]
         srows = [
             [

@@ -26,9 +26,13 @@ def ensure_index(chroma_path: Path) -> None:
 
 @contextmanager
 def served(chroma_path: Path, workers: int, threads: int | None = None) -> Iterator[Service]:
-    extra = {"WEB_CONCURRENCY": str(workers)}
+    # No rate limit: the load generator is one client IP (it is off by default anyway).
+    extra = {"WEB_CONCURRENCY": str(workers), "RATE_LIMIT_PER_MINUTE": "0"}
     if threads is not None:
         extra["TORCH_THREADS"] = str(threads)
+    # Idempotent (rebuilds only when stale): the code under app/ may have changed since
+    # the last server of this run started (the index format is checked by /readyz).
+    ensure_index(chroma_path)
     service = Service(chroma_path, **extra)
     if not service.url.startswith(f"http://{LOOPBACK}:"):
         raise RuntimeError(f"refusing a non-loopback service URL {service.url}")
