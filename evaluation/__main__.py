@@ -174,7 +174,9 @@ def run(out: Path, embedders: list[str], with_agent: bool = True) -> dict[str, A
             suffix = "" if model == base.embedding_model else f" [{model}]"
             workdir = Path(tmp) / model.replace(":", "_")
             parent = ParentDocument(
-                settings.model_copy(update={"retrieval_mode": "dense"}), embedder, workdir,
+                settings.model_copy(update={"retrieval_mode": "dense"}),
+                embedder,
+                workdir,
                 f"parent-document dense{suffix}",
             )
             configs: list[Config] = [

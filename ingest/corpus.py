@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints, Validation
 
 from app.core.errors import CorpusError
 
-CARD_ID_PATTERN = r"^card-\d{3}$"
+CARD_ID_PATTERN = r"^card-\d{3,6}$"  # card-001 ... card-999999
 # Bounds on the body: the upper one keeps the parent text, stored as Chroma metadata on
 # every subchunk row, well under Chroma's 16 KB per metadata value.
 BODY_MIN_CHARS = 100

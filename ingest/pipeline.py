@@ -24,9 +24,9 @@ from typing import Any
 from app.core.config import Settings
 from app.core.errors import IndexNotReadyError, IngestVerificationError
 from app.embedding import Embedder
+from app.retrieval.lexical import tokenize
 from app.store.compat import differences, expected_build
 from app.store.index import IndexStore
-from app.retrieval.lexical import tokenize
 from ingest.chunking import chunk_card
 from ingest.corpus import Corpus, load_corpus
 

@@ -6,7 +6,6 @@ import re
 
 _SENTENCE_END = re.compile(r"(?<=[.!?…])\s+(?=[\"'“(«]?[A-ZÀ-Ý0-9])")
 CITE_MARKER = re.compile(r"\[cite:\s*([^\]\s]+)\s*\]")
-CARD_ID = re.compile(r"^card-\d{3}$")
 
 
 def sentences(text: str) -> list[str]:

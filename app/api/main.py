@@ -57,6 +57,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         setup_logging(conf.log_level)
         # Heavy resources are created here, in each worker after the fork.
         app.state.resources = Resources.create(conf)
+        app.state.resources.warm()
         log.info("ready to serve (generator=%s, store=%s)", conf.generator, conf.chroma_mode)
         yield
 
