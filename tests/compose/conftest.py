@@ -197,3 +197,55 @@ def pytest_runtest_makereport(
         if isinstance(stack, Stack):
             report.sections.append(("compose logs", stack.logs()))
     return report
+
+
+# --- Fixtures of test_faults.py (appended; the fixtures above are unchanged) ------------
+
+
+def _stack_env(tmp_path_factory: pytest.TempPathFactory, project: str, port: int) -> dict:
+    empty_env = tmp_path_factory.mktemp("compose") / "empty.env"
+    empty_env.write_text("")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("COMPOSE_", "API_"))}
+    env.update(
+        COMPOSE_PROJECT_NAME=project,
+        APP_ENV_FILE=str(empty_env),
+        API_BIND=HOST,
+        API_PORT=str(port),
+        COMPOSE_BAKE="false",
+    )
+    return env
+
+
+@pytest.fixture(scope="module")
+def small_disk_stack(
+    built_images: None, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Stack]:
+    """The stack with tests/compose/small-disk.yaml: Chroma's data on an 8 MB tmpfs.
+
+    COMPOSE_FILE names both files, so every `docker compose` call of Stack.dc (run, exec,
+    logs, down) sees the override and never recreates chroma without it."""
+    project = f"cartoes-disk-{uuid.uuid4().hex[:8]}"
+    port = _free_port()
+    env = _stack_env(tmp_path_factory, project, port)
+    env["COMPOSE_FILE"] = "compose.yaml:tests/compose/small-disk.yaml"
+    stack = Stack(None, project, port, env)  # type: ignore[arg-type]
+    try:
+        start = time.monotonic()
+        up = stack.dc("up", "-d", "--wait", "api", timeout=600, check=False)
+        if up.returncode != 0:
+            pytest.fail(
+                f"`docker compose up --wait api` (small disk) failed:\n{up.stderr[-3000:]}"
+                f"\n--- container logs ---\n{stack.logs()}"
+            )
+        print(f"\nstack {project} (small disk) up in {time.monotonic() - start:.0f} s")
+        yield stack
+    finally:
+        stack.dc(
+            "--profile",
+            "maintenance",
+            "down",
+            "--volumes",
+            "--remove-orphans",
+            check=False,
+            timeout=180,
+        )
