@@ -9,12 +9,19 @@ import sys
 from pydantic import ValidationError
 
 from app.core.config import Settings
-from app.core.errors import CorpusError, IngestLockedError, ServiceError, StoreUnavailableError
+from app.core.errors import (
+    CorpusError,
+    IngestLockedError,
+    ServiceError,
+    StoreUnavailableError,
+    StoreWriteError,
+)
 from app.core.logging import setup_logging
 
 EXIT_INVALID_CORPUS = 2
 EXIT_LOCKED = 3
 EXIT_STORE_DOWN = 4
+EXIT_STORE_WRITE = 5
 EXIT_FAILED = 1
 
 
@@ -70,6 +77,9 @@ def main(argv: list[str] | None = None) -> int:
     except StoreUnavailableError as exc:
         log.error("%s; the active index (if any) is untouched", exc)
         return EXIT_STORE_DOWN
+    except StoreWriteError as exc:
+        log.error("ingest failed: %s; the active index (if any) is untouched", exc)
+        return EXIT_STORE_WRITE
     except (ServiceError, OSError) as exc:
         log.error("ingest failed: %s; the active index (if any) is untouched", exc)
         return EXIT_FAILED

@@ -21,8 +21,10 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from chromadb.errors import ChromaError
+
 from app.core.config import Settings
-from app.core.errors import IndexNotReadyError, IngestVerificationError
+from app.core.errors import IndexNotReadyError, IngestVerificationError, StoreWriteError
 from app.embedding import Embedder
 from app.retrieval.lexical import tokenize
 from app.store.compat import differences, expected_build
@@ -217,7 +219,7 @@ def run_ingest(
             collection.modify(metadata={**meta, "state": "ready"})
             t2 = time.perf_counter()
             store.activate(name)
-    except BaseException:
+    except BaseException as exc:
         log.error(
             "ingest failed; removing the partial build %s, the active index is untouched", name
         )
@@ -226,6 +228,11 @@ def run_ingest(
         except Exception as cleanup_exc:  # the original error matters more
             log.error("could not remove partial build %s: %s", name, cleanup_exc)
         _release(store)
+        if isinstance(exc, ChromaError):  # a write on the new collection itself failed
+            raise StoreWriteError(
+                f"the store refused to write the new build: {exc}. Check the free disk space "
+                "and the write permissions of the Chroma data directory"
+            ) from exc
         raise
     try:
         for old in store.list_versions():

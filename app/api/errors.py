@@ -10,7 +10,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from app.core.errors import IndexNotReadyError, StoreUnavailableError
+from app.core.errors import IndexNotReadyError, StoreUnavailableError, StoreWriteError
 
 log = logging.getLogger(__name__)
 
@@ -40,6 +40,11 @@ def install(app: FastAPI) -> None:
     async def _store(_: Request, exc: StoreUnavailableError) -> JSONResponse:
         log.warning("store unavailable: %s", exc)
         return error_response(503, "store_unavailable", str(exc))
+
+    @app.exception_handler(StoreWriteError)
+    async def _store_write(_: Request, exc: StoreWriteError) -> JSONResponse:
+        log.error("store error: %s", exc)
+        return error_response(503, "store_error", str(exc))
 
     @app.exception_handler(IndexNotReadyError)
     async def _index(_: Request, exc: IndexNotReadyError) -> JSONResponse:

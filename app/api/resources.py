@@ -52,7 +52,8 @@ class Resources:
         """Whether this process can serve: store reachable, an active index built the way
         this process embeds. Raises StoreUnavailableError / IndexNotReadyError."""
         self.store.heartbeat()
-        meta = self.store.active_metadata()
+        collection = self.store.active_collection(refresh=True)  # name and metadata together
+        meta = dict(collection.metadata or {})
         expected = expected_build(self.settings, self.embedder.model_id, self.embedder.dimension)
         diff = differences(meta, expected)
         if diff:
@@ -63,7 +64,7 @@ class Resources:
                 "(compose: `docker compose run --rm ingest-clean`)."
             )
         return {
-            "collection": self.store.active_name(),
+            "collection": collection.name,
             "built_at": meta.get("built_at"),
             "cards": meta.get("card_count"),
             "chunks": meta.get("chunk_count"),

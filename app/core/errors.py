@@ -14,6 +14,11 @@ class StoreUnavailableError(ServiceError):
     """The vector store could not be reached within the timeout and retries."""
 
 
+class StoreWriteError(ServiceError):
+    """The store answered but refused an operation (full disk, read-only or wrongly owned
+    data directory, internal error)."""
+
+
 class IndexNotReadyError(ServiceError):
     """There is no active index, or it was built in a way this process cannot serve."""
 

@@ -24,7 +24,12 @@ from functools import partial
 from typing import Any, TypeVar
 
 from app.core.config import SCHEMA_VERSION, Settings
-from app.core.errors import IndexNotReadyError, IngestLockedError, StoreUnavailableError
+from app.core.errors import (
+    IndexNotReadyError,
+    IngestLockedError,
+    StoreUnavailableError,
+    StoreWriteError,
+)
 from app.store.client import describe, make_client
 
 log = logging.getLogger(__name__)
@@ -102,7 +107,21 @@ class IndexStore:
             return self._client
 
     def _call(self, what: str, fn: Callable[[Any], T]) -> T:
-        """Run fn(client) with bounded retries on transport errors."""
+        """Run fn(client) with bounded retries on transport errors. An internal error of
+        the store (full disk, read-only data, ...) becomes StoreWriteError, once."""
+        from chromadb.errors import InternalError
+
+        try:
+            return self._call_with_retries(what, fn)
+        except InternalError as exc:
+            if "already exists" in str(exc):
+                raise  # the ingest lock relies on it
+            raise StoreWriteError(
+                f"{describe(self.settings)} refused to {what}: {exc}. Check the free disk "
+                "space and the write permissions of the Chroma data directory"
+            ) from exc
+
+    def _call_with_retries(self, what: str, fn: Callable[[Any], T]) -> T:
         errors = _transport_errors()
         attempts = self.settings.chroma_retries + 1
         for attempt in range(1, attempts + 1):
