@@ -14,7 +14,6 @@ from app.core.errors import IndexNotReadyError, StoreUnavailableError
 from app.embedding import Embedder, get_embedder
 from app.retrieval.rerank import get_reranker
 from app.retrieval.retriever import Retriever
-from app.store.compat import differences, expected_build
 from app.store.index import IndexStore
 
 log = logging.getLogger(__name__)
@@ -54,15 +53,7 @@ class Resources:
         self.store.heartbeat()
         collection = self.store.active_collection(refresh=True)  # name and metadata together
         meta = dict(collection.metadata or {})
-        expected = expected_build(self.settings, self.embedder.model_id, self.embedder.dimension)
-        diff = differences(meta, expected)
-        if diff:
-            raise IndexNotReadyError(
-                "the active index was built differently from this service: "
-                + "; ".join(diff)
-                + ". Rebuild it with `make ingest-clean` "
-                "(compose: `docker compose run --rm ingest-clean`)."
-            )
+        self.retriever.check_build()
         return {
             "collection": collection.name,
             "built_at": meta.get("built_at"),

@@ -9,12 +9,14 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from app.core.config import Settings
+from app.core.errors import IndexNotReadyError
 from app.embedding import Embedder
 from app.retrieval.fusion import rrf
 from app.retrieval.lexical import LexicalIndexCache, tokenize
 from app.retrieval.models import ContextChunk
 from app.retrieval.parents import best_per_parent, dedupe_and_expand
 from app.retrieval.rerank import Reranker
+from app.store.compat import differences, expected_build
 from app.store.index import Hit, IndexStore
 
 
@@ -46,6 +48,20 @@ class Retriever:
         self.settings = settings
         self.lexical = LexicalIndexCache(store)
         self.reranker = reranker
+
+    def check_build(self) -> None:
+        """Refuse to search a build made with another model, dimension, chunker budget,
+        tokenizer or schema: its results would be wrong. Cheap: the active collection and
+        its metadata are cached by the store."""
+        expected = expected_build(self.settings, self.embedder.model_id, self.embedder.dimension)
+        diff = differences(self.store.active_metadata(), expected)
+        if diff:
+            raise IndexNotReadyError(
+                "the active index was built differently from this service: "
+                + "; ".join(diff)
+                + ". Rebuild it with `make ingest-clean` "
+                "(compose: `docker compose run --rm ingest-clean`)."
+            )
 
     def fetch_size(self, top_k: int) -> int:
         return min(top_k * self.settings.overfetch_multiple, self.settings.overfetch_max)
@@ -100,6 +116,7 @@ class Retriever:
         wanted = top_k or self.settings.top_k
         # With a reranker, fetch up to RERANK_CANDIDATES cards, rerank, then keep `wanted`.
         k = max(wanted, self.settings.rerank_candidates) if self.reranker else wanted
+        self.check_build()
         t0 = time.perf_counter()
         query_vector = self.embedder.embed([question])[0]
         t1 = time.perf_counter()

@@ -149,6 +149,8 @@ def test_index_built_differently_is_not_served(tmp_path: Path) -> None:
         message = r.json()["error"]["message"]
         assert "chunk_size: index has 300, this service uses 500" in message
         assert "make ingest-clean" in message
+        ask = post(svc, "/api/ask", {"question": LEVO})  # no answer from a wrong index
+        assert ask.status_code == 503 and ask.json()["error"]["code"] == "index_not_ready"
     finally:
         svc.stop()
 

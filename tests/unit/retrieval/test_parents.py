@@ -9,9 +9,11 @@ import numpy as np
 import pytest
 
 from app.core.config import Settings
+from app.core.errors import IndexNotReadyError
 from app.retrieval.models import ContextChunk
 from app.retrieval.parents import dedupe_and_expand
 from app.retrieval.retriever import Retriever
+from app.store.compat import expected_build
 from app.store.index import Hit, IndexStore
 
 
@@ -81,7 +83,8 @@ def test_old_context_chunk_constructions_stay_valid() -> None:
 def seed(settings: Settings, rows: list[tuple[str, int, np.ndarray]]) -> IndexStore:
     store = IndexStore(settings)
     name = store.new_version_name()
-    col = store.create_version(name, {"state": "ready", "chunk_count": len(rows)})
+    build = expected_build(settings, VectorEmbedder.model_id, VectorEmbedder.dimension)
+    col = store.create_version(name, {**build, "state": "ready", "chunk_count": len(rows)})
     col.add(
         ids=[f"{p}::{i:02d}" for p, i, _ in rows],
         embeddings=[v.tolist() for _, _, v in rows],
@@ -169,3 +172,12 @@ def test_search_gate_filters_parents_below_min_similarity(settings: Settings) ->
     result = Retriever(store, VectorEmbedder(query), gated).search("q", top_k=3)
     assert [c.id for c in result.candidates] == ["card-001", "card-002"]
     assert [c.id for c in result.parents] == ["card-001"]
+
+
+def test_a_build_made_differently_is_never_searched(settings: Settings) -> None:
+    query = unit(np.ones(8))
+    store = seed(settings, [("card-001", 0, query)])
+    other = settings.model_copy(update={"chunk_size": settings.chunk_size + 1})
+    with pytest.raises(IndexNotReadyError, match="chunk_size: index has"):
+        Retriever(IndexStore(other), VectorEmbedder(query), other).search("q")
+    assert Retriever(store, VectorEmbedder(query), settings).search("q").candidates
