@@ -28,7 +28,7 @@ from app.core.errors import IndexNotReadyError, IngestVerificationError, StoreWr
 from app.embedding import Embedder
 from app.retrieval.lexical import tokenize
 from app.store.compat import differences, expected_build
-from app.store.index import IndexStore
+from app.store.index import IndexStore, paged_get
 from ingest.chunking import chunk_card
 from ingest.corpus import Corpus, load_corpus
 
@@ -137,8 +137,7 @@ def _verify(collection: Any, rows: list[ChunkRow], corpus: Corpus) -> None:
     count = collection.count()
     if count != len(rows):
         raise IngestVerificationError(f"new build holds {count} rows, expected {len(rows)}")
-    got = collection.get(include=["metadatas"])
-    parents = {m["parent_id"] for m in got["metadatas"]}
+    parents = {m["parent_id"] for _, _, m in paged_get(collection, ["metadatas"])}
     if parents != set(corpus.ids):
         missing = sorted(set(corpus.ids) - parents)[:5]
         raise IngestVerificationError(
@@ -230,8 +229,9 @@ def run_ingest(
         _release(store)
         if isinstance(exc, ChromaError):  # a write on the new collection itself failed
             raise StoreWriteError(
-                f"the store refused to write the new build: {exc}. Check the free disk space "
-                "and the write permissions of the Chroma data directory"
+                f"the store refused to write or read back the new build: {exc}. When the "
+                "message does not say why, check the free disk space and the write "
+                "permissions of the Chroma data directory"
             ) from exc
         raise
     try:

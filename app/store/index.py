@@ -72,6 +72,31 @@ def _transport_errors() -> tuple[type[BaseException], ...]:
     return (httpx.TransportError, ConnectionError, TimeoutError)
 
 
+PAGE = 2000
+
+
+def paged_get(
+    collection: Any,
+    include: list[str],
+    where: dict[str, Any] | None = None,
+    limit: int | None = None,
+) -> list[tuple[str, Any, Any]]:
+    """(id, document, metadata) of a collection's rows, fetched PAGE rows at a time."""
+    out: list[tuple[str, Any, Any]] = []
+    offset = 0
+    while limit is None or len(out) < limit:
+        size = PAGE if limit is None else min(PAGE, limit - len(out))
+        res = collection.get(where=where, limit=size, offset=offset, include=include)
+        ids = res["ids"]
+        docs = res.get("documents") or [None] * len(ids)
+        metas = res.get("metadatas") or [None] * len(ids)
+        out.extend(zip(ids, docs, metas, strict=True))
+        if len(ids) < size:
+            break
+        offset += len(ids)
+    return out
+
+
 def _apply(fn: Callable[[Any], T], collection: Any, _client: Any) -> T:
     return fn(collection)
 
@@ -355,13 +380,13 @@ class IndexStore:
         return self._with_active("get rows by id", run)
 
     def get_rows(self, where: dict[str, Any] | None = None, limit: int | None = None) -> list[Row]:
+        """Rows of the active build, read in pages (one huge get exceeds SQLite's limit on
+        query variables in the Chroma server at a few tens of thousands of rows)."""
+
         def run(col: Any) -> list[Row]:
-            res = col.get(where=where, limit=limit, include=["documents", "metadatas"])
-            docs = res.get("documents") or [""] * len(res["ids"])
-            metas = res.get("metadatas") or [{}] * len(res["ids"])
             return [
                 Row(id=i, document=d or "", metadata=dict(m or {}))
-                for i, d, m in zip(res["ids"], docs, metas, strict=True)
+                for i, d, m in paged_get(col, ["documents", "metadatas"], where, limit)
             ]
 
         return self._with_active("get rows", run)
