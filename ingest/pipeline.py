@@ -34,7 +34,7 @@ from ingest.corpus import Corpus, load_corpus
 
 log = logging.getLogger("ingest")
 
-WRITE_BATCH = 1000
+WRITE_BATCH = 5000  # measured (docs/benchmarks.md): 975 rows/s at 5000 vs 769 at 1000
 
 
 @dataclass(frozen=True)
