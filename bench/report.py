@@ -183,7 +183,8 @@ def write(results: dict[str, Any], out: Path) -> None:
         + ", ".join(f"{k} {v.get('load_avg_1m_at_start')}" for k, v in s.items())
         + ". A load average above ~0.5 before a section means other processes were using "
         "the 2 cores during it: numbers are then pessimistic, sometimes much.\n\n"
-        "All traffic goes to 127.0.0.1 only. Every load step is a closed loop bounded by "
+        + (f"**Two runs merged.** {results['merge_note']}\n\n" if results.get("merge_note") else "")
+        + "All traffic goes to 127.0.0.1 only. Every load step is a closed loop bounded by "
         "time and by a request cap; every server the benchmark starts is stopped at the end "
         "(the compose project with `down -v`)."
     )
@@ -318,12 +319,8 @@ def write(results: dict[str, Any], out: Path) -> None:
                 f"embedding every sentence of the cards they touch (`/api/ask` cold p95 "
                 f"{_f(cold['p95'], 0)} ms vs warm "
                 f"{_f(fl['http']['/api/ask']['latency_ms']['p95'], 0)} "
-                f"ms). Fix (app/api/resources.py or app/agent/generators.py): after creating "
-                f"the generator in `Resources.create`, pre-fill `SentenceVectors` with the "
-                f"sentences of every card of the active index (one batched `embed` call, "
-                f"38 "
-                f"cards: well under a second), so no patient request pays it and every worker "
-                f"starts warm; or store sentence vectors at ingest."
+                f"ms). Fixed in 3367a7e: `Resources.warm()` embeds the sentences of the "
+                f"served cards (up to 400) when a worker starts, so cold and warm match."
             )
         go = ip["graph_overhead_ms"]["p50"]
         findings.append(
@@ -466,9 +463,8 @@ def write(results: dict[str, Any], out: Path) -> None:
                 f"cores) gives {_f(b['throughput_rps'], 1)} req/s, p95 "
                 f"{_f(b['latency_ms']['p95'], 0)} ms, against {_f(a['throughput_rps'], 1)} "
                 f"req/s, p95 {_f(a['latency_ms']['p95'], 0)} ms for 2 x 1. A `TORCH_THREADS` "
-                f"set by hand in `.env` overrides the per-worker split "
-                f"(`_threads = settings.torch_threads or ...` in app/gunicorn_conf.py); a "
-                f"guard that caps it at cores // workers (with a warning) would prevent this."
+                f"set by hand in `.env` used to override the per-worker split; fixed in "
+                f"3367a7e: app/gunicorn_conf.py caps it at cores // workers, with a warning."
             )
         targets.append(
             [
@@ -593,11 +589,11 @@ def write(results: dict[str, Any], out: Path) -> None:
             ]
         )
         findings.append(
-            "**Card ids cap the corpus at 1,000 cards.** `ingest/corpus.py` validates ids "
-            "against `^card-\\d{3}$`, so a real corpus of 10,000 cards cannot be loaded at "
-            "all; the synthetic corpora here bypass the loader (`Card.model_construct`, ids "
-            "`card-NNN-sNNNNN`) and feed `run_ingest` directly. Fix: widen the pattern (e.g. "
-            "`^card-\\d{3,6}$`) in `CARD_ID_PATTERN`, and the docs that quote it."
+            "**Card ids used to cap the corpus at 1,000 cards** (`^card-\\d{3}$`); fixed in "
+            "3367a7e (`^card-\\d{3,6}$`). The synthetic corpora here still bypass the loader "
+            "(`Card.model_construct`, ids `card-NNN-sNNNNN`) and feed `run_ingest` directly. "
+            "**A 10,000-card build could not be verified** (one `get` of 36,594 rows exceeds "
+            "the Chroma server's SQLite variable limit); fixed: builds are read in pages."
         )
         for r in ing["sizes"]:
             mem_rows.append(
