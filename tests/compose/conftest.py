@@ -138,24 +138,15 @@ def built_images() -> None:
 def stack(built_images: None, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     project = f"cartoes-test-{uuid.uuid4().hex[:8]}"
     port = _free_port()
-    empty_env = tmp_path_factory.mktemp("compose") / "empty.env"
-    empty_env.write_text("")
     # Hermetic: no developer .env, a unique project, the API on a free loopback port.
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("COMPOSE_", "API_"))}
-    env.update(
-        COMPOSE_PROJECT_NAME=project,
-        APP_ENV_FILE=str(empty_env),
-        API_BIND=HOST,
-        API_PORT=str(port),
-        COMPOSE_BAKE="false",
-    )
+    env = _stack_env(tmp_path_factory, project, port)
     saved = dict(os.environ)
     os.environ.clear()
     os.environ.update(env)  # DockerCompose runs `docker compose` with this process's env
     compose = DockerCompose(
         context=str(ROOT),
         compose_file_name="compose.yaml",
-        env_file=str(empty_env),
+        env_file=env["APP_ENV_FILE"],
         services=["api"],  # `up --wait` on the long-running service (ingest is one-shot)
         wait=True,
     )

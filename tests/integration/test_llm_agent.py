@@ -51,10 +51,6 @@ def agent_for(index_path: Path) -> Iterator[Any]:
     yield build
 
 
-def card_sentence(text: str) -> str:
-    return text
-
-
 def test_valid_answer_is_served_with_its_citation(agent_for: Any) -> None:
     reply = answer(
         "A levotiroxina deve ser tomada com o estômago vazio, em jejum, com água, "
