@@ -1,0 +1,817 @@
+"""Emergency and self-harm detection that does not depend on one wording.
+
+Three kinds of evidence, combined by `EmergencyDetector.assess`:
+
+1. **Concepts** (`CONCEPTS`): each emergency is described by the *signs* that make it one
+   (the face drooping, an arm that will not lift, black stools on warfarin, a child who
+   swallowed pills), written as small patterns over accent-folded text with free word gaps,
+   not as whole sentences.
+2. **Tense and intent cues**: a question about a sign ("o que é infarto?", "quais os sinais
+   de AVC?", "tive um desmaio ano passado") is information, not an event; a present event
+   ("agora", "de repente", "está com") or a cry for help ("socorro") is an event.
+3. **Semantic neighbours**: the question's embedding (the service's own embedder) against a
+   bank of short emergency and informational exemplars (`data/emergency_bank.yaml`); this
+   catches wordings no pattern names.
+
+A missed emergency is far worse than a false alarm, so the thresholds favour recall; the
+trade-off is measured in the evaluation (README, "Safety").
+
+Kinds: "self_harm" (CVV 188 and SAMU 192), "poisoning" (accidental overdose or a swallowed
+medicine: SAMU 192 and Disque-Intoxicação 0800 722 6001), "medical" (SAMU 192).
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import yaml
+
+from app.core.text import fold
+
+DATA = Path(__file__).resolve().parent / "data"
+
+# A few words of anything (used between the parts of a concept).
+G = r"(?:\W+\w+){0,4}?\W+"
+G2 = r"(?:\W+\w+){0,8}?\W+"
+
+
+def _any(*alternatives: str) -> str:
+    return "(?:" + "|".join(alternatives) + ")"
+
+
+_CHILD = _any(
+    r"crianca",
+    r"filh[oa]",
+    r"net[oa]",
+    r"bebe",
+    r"nenem",
+    r"menin[oa]",
+    r"sobrinh[oa]",
+    r"pequen[oa]",
+    r"caçula",
+    r"cacula",
+    r"guri",
+    r"moleque",
+    r"\d{1,2} anos?",
+    r"\d{1,2} aninhos",
+)
+_PILLS = _any(
+    r"comprimid\w*",
+    r"remedi\w*",
+    r"cartela\w*",
+    r"pilul\w*",
+    r"xarope\w*",
+    r"frasco\w*",
+    r"vidr\w*",
+    r"caixa\w*",
+    r"capsul\w*",
+    r"gotas",
+    r"medicament\w*",
+    r"drage\w*",
+)
+_SWALLOW = _any(
+    r"engol\w*",
+    r"comeu",
+    r"comeram",
+    r"mastig\w*",
+    r"bebeu",
+    r"ingeriu",
+    r"chupou",
+    r"pegou e (?:tomou|comeu|engoliu|bebeu)",
+    r"tom(?:ou|aram) (?:uns|umas|varios|varias|todos|todas|a cartela|o vidro|o frasco|a caixa|"
+    r"metade|escondid\w*|sem ninguem ver|\d+)",
+)
+_FACE = _any(
+    r"boca",
+    r"rosto",
+    r"cara",
+    r"face",
+    r"labio",
+    r"bochecha",
+    r"metade do rosto",
+    r"sorriso",
+    r"canto da boca",
+)
+_DROOP = _any(
+    r"tort[oa]",
+    r"entort\w*",
+    r"caid[oa]",
+    r"caiu",
+    r"repuxad\w*",
+    r"paralisad\w*",
+    r"puxand\w* pro lado",
+    r"pro lado",
+    r"desvi\w*",
+    r"mole",
+    r"murch\w*",
+    r"(?:so|apenas) (?:um|de um) (?:lado|canto)",
+    r"um lado (?:so|nao)",
+    r"nao mexe",
+)
+_LIMB = _any(
+    r"braco", r"perna", r"mao", r"lado do corpo", r"um lado", r"lado direito", r"lado esquerdo"
+)
+_WEAK = _any(
+    r"fraco",
+    r"fraca",
+    r"fraqueza",
+    r"sem forca",
+    r"perdeu a forca",
+    r"dormente",
+    r"dormencia",
+    r"paralisad\w*",
+    r"amolec\w*",
+    r"mole",
+    r"pesad[oa]",
+    r"nao (?:consegue|consigo|mexe|levanta)",
+    r"nao (?:obedece|responde)",
+    r"caindo",
+)
+_SPEECH = _any(
+    r"fala\w*\W+(?:\w+\W+){0,3}?(?:enrolad|arrastad|embolad|estranh|sem sentido|mole|errad|esquisit)\w*",
+    r"dificuldade (?:pra|para|de) (?:falar|conversar|engolir|achar as palavras)",
+    r"perdid[oa] nas palavras",
+    r"nao (?:acha|encontra) as palavras",
+    r"palavras? (?:nao sai|nao saem|enrolad\w*)",
+    r"(?:nao|mal) (?:consegue|consigo|ta conseguindo|esta conseguindo) (?:falar|conversar|"
+    r"formar frase|achar as palavras)",
+    r"lingua (?:enrolad|pesad|travad)\w*",
+    r"palavras (?:sem sentido|trocadas|enroladas)",
+    r"enrolando (?:a lingua|as palavras|pra falar)",
+    r"falando (?:enrolado|embolado|tudo errado|"
+    r"coisa com coisa|estranho|arrastado)",
+    r"fala (?:ficou|ta|esta) (?:enrolad|estranh|arrastad)\w*",
+)
+_CHEST = _any(r"peito", r"torax", r"coracao")
+_CHEST_PAIN = _any(
+    r"dor",
+    r"dores",
+    r"aperto",
+    r"apertando",
+    r"pressao",
+    r"peso",
+    r"queimacao",
+    r"pontada",
+    r"doendo",
+    r"apertad[oa]",
+    r"esmagando",
+    r"esmagad\w*",
+    r"pesad[oa]",
+    r"ardendo",
+    r"fisgada",
+)
+_SWELL_PART = _any(
+    r"lingua",
+    r"labios?",
+    r"beicos?",
+    r"boca",
+    r"garganta",
+    r"rosto",
+    r"cara",
+    r"olhos?",
+    r"palpebras?",
+    r"face",
+    r"goela",
+)
+_SWELL = _any(
+    r"inch\w*",
+    r"grosso",
+    r"grossa",
+    r"fechando",
+    r"fechou",
+    r"fechada",
+    r"apertad\w*",
+    r"estufad\w*",
+    r"enorme",
+    r"deformad\w*",
+)
+_STOOL = _any(
+    r"fezes",
+    r"coco",
+    r"coco",
+    r"evacua\w*",
+    r"caga\w*",
+    r"cocozinho",
+    r"bosta",
+    r"intestino",
+)
+_BLACK = _any(
+    r"pret[oa]s?",
+    r"escur[oa]s?",
+    r"com sangue",
+    r"sangue",
+    r"borra de cafe",
+    r"piche",
+    r"alcatrao",
+    r"vermelh\w*",
+)
+_ANTICOAG = _any(
+    r"varfarina",
+    r"marevan",
+    r"coumadin",
+    r"anticoagulant\w*",
+    r"aas",
+    r"aspirina",
+    r"rivaroxabana",
+    r"xarelto",
+    r"apixabana",
+    r"eliquis",
+    r"clopidogrel",
+    r"afinar o sangue",
+    r"sangue ralo",
+)
+_UNCONSCIOUS = _any(
+    r"desmai\w*",
+    r"desacordad\w*",
+    r"inconscien\w*",
+    r"apagou",
+    r"apagad[oa]",
+    r"nao (?:acorda|responde|reage|ta respondendo|esta respondendo|ta acordando)",
+    r"perdeu (?:os sentidos|a consciencia)",
+    r"desfalec\w*",
+    r"sem resposta",
+    r"nao abre os olhos",
+    r"caiu (?:dur[oa]|no chao e nao)",
+    r"desligou",
+    r"revirando os olhos",
+    r"olho revirado",
+)
+_SEIZURE = _any(
+    r"convuls\w*",
+    r"se debatendo",
+    r"tremendo (?:todo|inteir)",
+    r"ataque epilep\w*",
+    r"crise convulsiva",
+    r"espum\w* pela boca",
+)
+_BREATH = _any(
+    r"nao (?:consigo|consegue|ta conseguindo|esta conseguindo) respirar",
+    r"sufoc\w*",
+    r"falta de ar (?:forte|muito|intensa|subita|piorando|grande|terrivel|horrivel)",
+    r"sem ar",
+    r"puxando o ar",
+    r"chiado forte",
+    r"(?:labios?|boca|unhas|dedos) (?:roxos?|roxas?|arroxead\w*)",
+    r"respira\w* (?:com dificuldade|muito rapido|rapidinho|mal|chiando)",
+    r"falta de ar",
+    r"peito chiando",
+    r"chiado no peito",
+)
+_SUGAR_LOW = _any(
+    r"glicose",
+    r"glicemia",
+    r"acucar",
+    r"hipoglicemia",
+    r"hipo\b",
+    r"diabetic\w*",
+    r"insulina",
+    r"dextro",
+)
+_SEVERE_HYPO = _any(
+    _UNCONSCIOUS,
+    _SEIZURE,
+    r"confus\w*",
+    r"nao consegue engolir",
+    r"nao fala coisa com coisa",
+    r"desorientad\w*",
+    r"muito sonolent\w*",
+    r"grogue",
+)
+_VOMIT = _any(
+    r"vomit\w*", r"gomit\w*", r"botando tudo pra fora", r"colocando tudo pra fora", r"enjoo forte"
+)
+_DIARRHOEA = _any(r"diarreia", r"caganeira", r"soltura", r"intestino solto", r"desarranjo")
+_DRY = _any(
+    r"desidrat\w*",
+    r"boca seca",
+    r"nao (?:consegue|consigo|segura) (?:beber|tomar agua|"
+    r"engolir|segurar nada)",
+    r"nao para nada no estomago",
+    r"sem fazer xixi",
+    r"nao faz xixi",
+    r"nao urina",
+    r"sem urinar",
+    r"olhos fundos",
+    r"muito fraca?o?",
+    r"fraqueza",
+    r"tont\w*",
+    r"fraco demais",
+    r"fraca demais",
+    r"mal consegue (?:levantar|ficar em pe|andar)",
+)
+_DAYS = _any(
+    r"\d+ dias",
+    r"dois dias",
+    r"tres dias",
+    r"desde (?:ontem|anteontem|segunda|domingo|sabado)",
+    r"sem parar",
+    r"o dia (?:todo|inteiro)",
+    r"a noite toda",
+    r"toda hora",
+    r"nao para",
+)
+_CONFUSED = _any(
+    r"confus\w*",
+    r"desorientad\w*",
+    r"nao (?:reconhece|sabe onde (?:ta|esta)|sabe quem)",
+    r"falando (?:coisa|coisas) sem sentido",
+    r"delira\w*",
+    r"agitad\w* e confus\w*",
+    r"nao (?:fala|diz) coisa com coisa",
+    r"esquisit\w* e sonolent\w*",
+    r"muito sonolent\w*",
+    r"sonolencia (?:forte|muito)",
+    r"caindo (?:muito|toda hora|direto)",
+    r"grogue",
+    r"aerad\w*",
+    r"trocando as palavras",
+    r"lerd\w* e (?:confus|tont)\w*",
+    r"nao (?:acorda direito|consegue ficar acordad\w*)",
+    r"perdid[oa] (?:nas palavras|no tempo|em casa)",
+    r"nao (?:lembra|sabe) (?:o proprio nome|que dia)",
+)
+_NEW_MED = _any(
+    r"remedio novo",
+    r"medicamento novo",
+    r"novo remedio",
+    r"comecou (?:a tomar|o remedio|com)",
+    r"depois que (?:comecou|trocou|mudou|passou)",
+    r"desde que (?:comecou|trocou|mudou)",
+    r"trocaram o remedio",
+    r"mudaram (?:o remedio|a dose)",
+    r"aumentaram a dose",
+)
+_BP = (
+    r"(?:pressao|pa|press|aparelho|medi|marcou|mediu|deu)\W+(?:\w+\W+){0,6}?(\d{2,3})\s*(?:por|x|/|\\|,)\s*"
+    r"(\d{1,3})"
+)
+_BP_SYMPTOM = _any(
+    r"dor de cabeca (?:forte|muito|insuportavel|horrivel|terrivel|que nao passa)",
+    r"cabeca (?:explodindo|latejando muito|vai explodir)",
+    r"vista (?:embacad|turv|escur)\w*",
+    r"visao (?:embacad|turv|escur|dupla)\w*",
+    r"enxergando (?:mal|embacado|turvo|dobrado)",
+    r"dor (?:no|na) (?:peito|nuca)",
+    r"nuca (?:doendo|dura)",
+    r"falta de ar",
+    r"confus\w*",
+    r"sangr\w* (?:do|pelo) nariz",
+    r"vomit\w*",
+    r"tont\w* (?:forte|muito)",
+    r"formigamento",
+    r"dor de cabeca",
+    r"nuca",
+)
+
+# (kind, subkind, pattern) over folded text.
+CONCEPTS: list[tuple[str, str, str]] = [
+    ("medical", "stroke", rf"{_FACE}{G}{_DROOP}|{_DROOP}{G}{_FACE}|entort\w*{G}{_FACE}"),
+    ("medical", "stroke", rf"{_LIMB}{G}{_WEAK}|{_WEAK}{G2}{_LIMB}"),
+    ("medical", "stroke", _SPEECH),
+    (
+        "medical",
+        "stroke",
+        r"(?:tendo|teve agora|ta tendo|esta tendo|deu|dando|acho que (?:e|eh|foi|seja|ta)|"
+        r"pode ser|sera que (?:e|ta)|parece)\W+(?:\w+\W+){0,3}?(?:um |uma )?(?:avc|derrame)",
+    ),
+    ("medical", "heart_attack", rf"{_CHEST_PAIN}{G}{_CHEST}|{_CHEST}{G}{_CHEST_PAIN}"),
+    (
+        "medical",
+        "heart_attack",
+        r"(?:suor frio|suando frio|suadeira fria)\W+(?:\w+\W+){0,12}?(?:dor|aperto|pressao|"
+        r"queimacao|falta de ar|braco|peito)|(?:dor|aperto|pressao|queimacao|peito|braco)\W+(?:\w+\W+){0,12}?"
+        r"(?:suor frio|suando frio)|(?:dor|aperto)\W+(?:\w+\W+){0,6}?(?:braco esquerdo|mandibula|queixo)\W+"
+        r"(?:\w+\W+){0,6}?(?:formig|dormen|suor|suando|falta de ar)\w*",
+    ),
+    (
+        "medical",
+        "heart_attack",
+        r"infartand\w*|(?:tendo|ta tendo|esta tendo|dando|deu agora|acho que (?:e|eh|ta|seja)|"
+        r"pode ser|sera que (?:e|ta)|parece)\W+(?:\w+\W+){0,3}?(?:um )?(?:infarto|ataque cardiaco|ataque do coracao|"
+        r"enfarte|enfarto|piripaque)",
+    ),
+    ("medical", "anaphylaxis", rf"{_SWELL_PART}{G}{_SWELL}|{_SWELL}{G}{_SWELL_PART}"),
+    (
+        "medical",
+        "anaphylaxis",
+        r"garganta (?:fechando|fechou|trancando|trancou)|alergia (?:forte|grave|braba)|"
+        r"choque anafil\w*|anafilax\w*|edema de glote",
+    ),
+    (
+        "medical",
+        "anaphylaxis",
+        r"(?:coceira|empipoc\w*|placas? vermelh\w*|manchas? vermelh\w*|urticaria|vergoes|"
+        r"pele toda vermelha)\W+(?:\w+\W+){0,10}?(?:chiando|chiado|falta de ar|sem ar|respira\w*|garganta|"
+        r"tontura|tont\w*|desmai\w*|inchad\w*|inchou)",
+    ),
+    ("medical", "bleeding", rf"{_STOOL}{G}{_BLACK}"),
+    (
+        "medical",
+        "bleeding",
+        r"(?:vomit|golf|botou pra fora|botando pra fora|colocou pra fora|jogou pra fora|"
+        r"pos pra fora)\w*\W+(?:\w+\W+){0,5}?(?:sangue|borra de cafe|pret\w*|escur\w*)|"
+        r"(?:sangue|borra de cafe) (?:no|do) vomito|golfad\w* de sangue|tossindo sangue|escarrando sangue",
+    ),
+    (
+        "medical",
+        "bleeding",
+        r"(?:sangr\w*|sangue)\W+(?:\w+\W+){0,3}?(?:sem parar|nao para|nao parou|nao estanca|muito|demais|jorrando|"
+        r"bastante|horrores)|hemorragia|sangramento (?:forte|grande|que nao para|sem parar|intenso)|"
+        r"(?:urina|xixi)\W+(?:\w+\W+){0,2}?(?:sangue|vermelh\w*|cor de coca)|"
+        r"(?:manchas? roxas?|hematomas?) (?:pelo corpo|espalhad\w*|do nada|enormes?)",
+    ),
+    ("medical", "unconscious", _UNCONSCIOUS),
+    ("medical", "seizure", _SEIZURE),
+    ("medical", "breathing", _BREATH),
+    ("medical", "hypoglycaemia", rf"{_SUGAR_LOW}{G2}{_SEVERE_HYPO}|{_SEVERE_HYPO}{G2}{_SUGAR_LOW}"),
+    (
+        "medical",
+        "hypoglycaemia",
+        r"(?:glicose|glicemia|acucar|dextro|hgt|aparelho)\W+(?:\w+\W+){0,2}?(?:deu|ta|esta|"
+        r"marcou|caiu|baixou|em|de)\W+(?:pra |para |a )?(?:[1-3]\d|40)\b(?!\s*(?:g\b|gramas|anos|min|mg|%))",
+    ),
+    ("medical", "dehydration", rf"(?:{_VOMIT}|{_DIARRHOEA}){G2}(?:{_DRY}|{_DAYS})"),
+    ("medical", "dehydration", rf"{_DRY}{G2}(?:{_VOMIT}|{_DIARRHOEA})"),
+    ("medical", "confusion", _CONFUSED),
+    (
+        "medical",
+        "hypertensive_crisis",
+        r"crise hipertensiva|pressao (?:nas alturas|muito muito alta|altissima|"
+        r"explodindo|disparou|subiu demais|la em cima)",
+    ),
+    (
+        "poisoning",
+        "poisoning",
+        rf"{_CHILD}{G2}{_SWALLOW}{G2}{_PILLS}|{_SWALLOW}{G2}{_PILLS}{G2}{_CHILD}|"
+        rf"{_CHILD}{G}(?:pegou|achou|abriu){G2}{_PILLS}",
+    ),
+    (
+        "poisoning",
+        "poisoning",
+        r"(?:sem querer|por engano|por acidente|acidentalmente|errad[oa]|trocad[oa]|troquei|"
+        r"confundi|confundiu)\W+(?:\w+\W+){0,6}?(?:tom\w*|engol\w*|dei|deu|dose|comprimid\w*|remedi\w*)|"
+        r"(?:tom\w*|engol\w*|dei|deu|dose|comprimid\w*|remedi\w*)\W+(?:\w+\W+){0,6}?(?:sem querer|por engano|"
+        r"por acidente|acidentalmente|o errado|a errada|errad[oa]|trocad[oa])",
+    ),
+    (
+        "poisoning",
+        "poisoning",
+        r"(?:tomei|tomou|tomamos|dei|demos|engoli|engoliu)\W+(?:\w+\W+){0,5}?(?:duas vezes|"
+        r"2 vezes|dose dupla|em dobro|dobrad[oa]|a mais|de novo sem|duas doses|2 doses|tres doses|3 doses|"
+        r"o dobro|dose a mais|\d+ comprimidos? (?:a mais|juntos?|de uma vez))",
+    ),
+    (
+        "poisoning",
+        "poisoning",
+        r"(?:tom|engol|beb|com)\w*\W+(?:\w+\W+){0,8}?(?:intoxica|envenena)\w*(?! alimentar)|"
+        r"(?:intoxica|envenena)\w*(?! alimentar)\W+(?:\w+\W+){0,3}?(?:com|de|por) (?:remedi|comprimid|paracetamol|"
+        r"medicament)\w*|overdose|superdosagem|dose (?:muito )?(?:alta|grande) demais|"
+        r"(?:passei|passou|passamos|passaram) (?:muito )?(?:do limite|da dose|do maximo)|"
+        r"(?:tomei|tomou|dei|deu) (?:\w+\s+){0,3}?(?:demais|muito mais|alem da conta|acima do limite)|"
+        r"exager\w* (?:na|no|nos|nas) (?:dose|remedi|comprimid|paracetamol|dipirona)\w*",
+    ),
+    (
+        "poisoning",
+        "poisoning",
+        r"(?:tomei|tomou|engoli|engoliu|bebeu|bebi)\W+(?:\w+\W+){0,2}?(?:[1-9]\d|uns \d\d|"
+        r"vinte|trinta|quarenta|cinquenta|dez|quinze)\W+(?:\w+\W+){0,2}?" + _PILLS,
+    ),
+    (
+        "self_harm",
+        "explicit",
+        _any(
+            r"suicid\w*",
+            r"me matar",
+            r"se matar",
+            r"matar a mim",
+            r"tirar (?:a )?(?:minha )?(?:propria )?vida",
+            r"acabar com (?:a )?(?:minha )?vida",
+            r"acabar com tudo",
+            r"dar (?:um )?fim (?:em tudo|na minha vida|a minha vida)",
+            r"por fim (?:a|na) (?:minha )?vida",
+            r"me (?:machucar|ferir|cortar|mutilar)",
+            r"automutila\w*",
+            r"(?:quero|queria|vontade de|desejo de|pensando em|penso em|pensei em) morrer",
+            r"me (?:enforcar|jogar)",
+            r"cortar (?:os|meus) pulsos",
+            r"pular (?:da|de|do) (?:ponte|janela|predio|viaduto)",
+            r"nao (?:quero|aguento) (?:mais )?viver",
+            r"tirar a vida",
+            r"me (?:envenenar|intoxicar)",
+            r"(?:carta|bilhete) de despedida",
+            r"me despedir de (?:todos|todo mundo)",
+            r"(?:chumbinho|veneno de rato|raticida|soda caustica|agrotoxico|formicida)\W+(?:\w+\W+){0,6}?"
+            r"(?:tomar|beber|engolir|comprar|comprei|tomei|bebi|pra mim)",
+            r"(?:tomar|beber|engolir|comprar|comprei|tomei|bebi)\W+(?:\w+\W+){0,4}?(?:chumbinho|veneno de rato|raticida|"
+            r"soda caustica|agrotoxico|formicida|veneno)",
+            r"\b(?:corda|arma|revolver)\b\W+(?:\w+\W+){0,6}?(?:pra mim|acabar|morrer|me matar)",
+            r"(?:quero|vou) (?:me )?apagar (?:de vez|pra sempre)",
+            r"desistir de (?:tudo|viver|da vida)",
+        ),
+    ),
+    (
+        "self_harm",
+        "implicit",
+        _any(
+            r"nao (?:quero|queria) (?:mais )?(?:estar aqui|existir|acordar|viver|continuar)",
+            r"cansei de (?:viver|tudo|existir|lutar)",
+            r"sem (?:vontade|motivo|razao) (?:de|pra|para) viver",
+            r"nao aguento mais (?:viver|essa vida|a vida|existir|nada|tudo|sofrer|essa dor)",
+            r"(?:melhor|melhores) (?:eu )?(?:mort[oa]|sem mim)",
+            r"(?:queria|quero|prefiro) (?:estar )?mort[oa]",
+            r"(?:queria|quero|vou) (?:sumir|desaparecer)",
+            r"se eu (?:sumisse|morresse|nao existisse|desaparecesse)",
+            r"(?:dormir|durmo|dormiria|dormisse|apagar|apago) (?:pra|para) sempre",
+            r"dormir e nao acordar",
+            r"nao acordar mais",
+            r"nunca mais acordar",
+            r"ninguem (?:ia|vai|iria) (?:sentir|notar|ligar)",
+            r"(?:sou|seria|virei) (?:so )?um (?:peso|fardo|estorvo)",
+            r"(?:familia|todos|todo mundo|meus filhos)\W+(?:\w+\W+){0,3}?melhor sem mim",
+            r"sem saida",
+            r"a vida nao (?:vale|faz sentido|tem sentido)",
+            r"(?:nao ha|nao tem) mais (?:sentido|saida|esperanca)",
+            r"fazer uma besteira",
+            r"fazer besteira comigo",
+            r"acabar com (?:esse|este|o) sofrimento",
+            r"(?:me despedindo|despedindo de (?:todos|todo mundo|das pessoas|da familia)|me despedi de)",
+            r"(?:dei|dando|doei|doando|distribui|distribuindo) (?:\w+\s+){0,2}?(?:minhas|as minhas|meus|os meus) "
+            r"(?:coisas|roupas|pertences|objetos)",
+            r"nao vou (?:mais )?precisar (?:mais )?(?:delas|deles|disso|das minhas coisas)",
+            r"(?:carta|cartas|bilhete|bilhetes|video) (?:pros?|para os?|pra minha|para minha|de adeus|de despedida)"
+            r"(?:\W+\w+){0,3}?\W+(?:filh|famil|mae|pai|marido|esposa)\w*",
+            r"deixei tudo (?:arrumado|organizado|pronto|acertado|resolvido)",
+            r"(?:e|sou|ser|sendo|virou|virei|seria) (?:so |apenas )?(?:um|uma) (?:peso|fardo|estorvo|problema) "
+            r"(?:pra|para) (?:todos|todo mundo|a gente|familia|minha familia|meus filhos|voces|eles)",
+            r"(?:ja )?(?:vivi|viveu|vivemos) demais",
+            r"(?:ficar|fica|ficaria|ficam|ficariam) livres? (?:de mim|dela|dele)",
+            r"(?:nao tem|nao ha|nao existe|sem) (?:mais )?saida",
+            r"nada (?:vai|vai mais) melhorar",
+            r"nao vejo (?:mais )?(?:futuro|saida|sentido|razao)",
+            r"(?:mundo|vida|todos|todo mundo|tudo)\W+(?:\w+\W+){0,3}?(?:seguia|seguiria|continuaria|continuava|"
+            r"ficaria) (?:\w+\s+){0,2}?sem (?:mim|eu)",
+            r"(?:ir|partir) (?:embora )?(?:desse|deste) mundo",
+            r"morrer dormindo",
+            r"nao quero mais (?:acordar|lutar)",
+        ),
+    ),
+    (
+        "self_harm",
+        "method",
+        _any(
+            rf"(?:quantos|quantas|quanto|qual quantidade|que quantidade)\W+(?:\w+\W+){{0,5}}?{_PILLS}\W+(?:\w+\W+){{0,6}}?"
+            r"(?:morrer|matar|mata|nao acordar|apagar|dormir pra sempre|fatal|letal|acabar|suficiente\w*|pra nunca)",
+            r"(?:dose|quantidade) (?:letal|fatal|mortal|que mata)",
+            r"(?:qual|que) (?:remedio|comprimido|medicamento)\W+"
+            r"(?:\w+\W+){0,4}?(?:mata|matar|letal|fatal|morrer)",
+            r"(?:juntar|juntando|juntei|acumular|acumulando|acumulei|guardando|guardei|escondendo|escondi)\W+"
+            r"(?:\w+\W+){0,2}?(?:os |as |uns |umas )?(?:comprimidos|remedios|pilulas|cartelas|caixas)"
+            r"(?:\W+\w+){0,6}?\W+(?:de uma vez|todos juntos|tudo junto|pra tomar|pra mim|pra acabar|pra quando)",
+            r"(?:tomar|tomo|vou tomar|engolir)\W+(?:\w+\W+){0,4}?(?:tudo|todos|todas|a cartela|as cartelas|o vidro|a caixa|"
+            r"as caixas|os comprimidos)\W+(?:\w+\W+){0,2}?de uma (?:so )?vez",
+            r"(?:tomei|engoli)\W+(?:\w+\W+){0,2}?(?:todos|todas|a cartela inteira|a cartela toda|o vidro|a caixa|tudo)"
+            r"\W+(?:\w+\W+){0,3}?(?:de proposito|pra morrer|pra nao acordar|pra acabar)",
+            r"(?:misturar|juntar|tomar|aplicar|injetar)\W+(?:\w+\W+){0,6}?(?:pra|para) (?:nao acordar|morrer|"
+            r"dormir pra sempre|apagar de vez|matar)",
+            r"(?:quanto|quantos|quantas|qual quantidade)\W+(?:\w+\W+){0,6}?(?:pra|para) (?:matar|morrer|nao acordar)",
+            r"(?:tomei|engoli|bebi|injetei|apliquei)\W+(?:\w+\W+){0,6}?(?:pq|porque|por que) (?:nao aguento|nao quero|"
+            r"cansei|quero morrer)",
+            r"de proposito\W+(?:\w+\W+){0,5}?(?:tomei|engoli|tomou)|(?:tomei|engoli|tomou)\W+(?:\w+\W+){0,5}?de proposito",
+        ),
+    ),
+]
+
+_INFORMATIONAL = re.compile(
+    _any(
+        r"^(?:\w+\W+){0,3}?(?:o que e|o q e|oq e|oque e|o que sao|que e|como e|qual e|quais sao|quais os|qual a "
+        r"diferenca|como reconhecer|como identificar|como saber|como perceber|como prevenir|como evitar|"
+        r"o que causa|por que da|pq da|para que serve|pra que serve)\b",
+        r"\b(?:sinais|sintomas|sinal) (?:de|do|da|que)\b",
+        r"\bo que (?:e|eh|sao|significa|quer dizer)(?: isso| isto| essa| esse)?\W*$",
+        r"\b(?:qual|quais) (?:e )?o (?:numero|telefone|contato)\b",
+        r"\b(?:ano passado|anos atras|meses atras|ha (?:uns |umas |mais de )?\d+ (?:anos|meses)|"
+        r"faz (?:uns |umas |mais de )?\d+ (?:anos|meses)|"
+        r"mes passado|semana passada|em \d{4}|ja tive|ja teve|ja tivemos|quando (?:eu )?tive|"
+        r"depois (?:do|que tive o|que teve o) (?:infarto|avc|derrame)|historico|(?:tive|teve) (?:um |uma )?"
+        r"(?:infarto|avc|derrame|convulsao|desmaio|hemorragia)\W+(?:\w+\W+){0,2}?(?:ha|em|faz|no ano))",
+        r"\b(?:se (?:um dia|algum dia|alguem|acontecer|eu tiver|ele tiver|ela tiver)|em caso de|caso (?:aconteca|alguem)|"
+        r"o que fazer (?:se|quando|caso|em caso)|como (?:agir|ajudar) (?:se|quando|caso))\b",
+        r"\b(?:pode causar|pode dar|pode provocar|risco de|tem risco|aumenta o risco|previne|prevenir|evitar)\b",
+        r"\b(?:quem (?:ja )?(?:teve|tem|sofreu)|pessoas? que (?:ja )?(?:teve|tiveram|tem))\b",
+    )
+)
+_PRESENT = re.compile(
+    _any(
+        r"\bagora\b",
+        r"\bneste momento\b",
+        r"\bnesse momento\b",
+        r"\bde repente\b",
+        r"\bdo nada\b",
+        r"\bacab(?:ou|ei|amos) de\b",
+        r"\b(?:estou|to|ta|esta|tá|tô) (?:com|tendo|sentindo|passando)\b",
+        r"\bsocorro\b",
+        r"\burgente\b",
+        r"\burgencia\b",
+        r"\bme ajud\w*\b",
+        r"\bajuda\b",
+        r"\bo que (?:eu )?faco\b",
+        r"\bque faco\b",
+        r"\bfaco o que\b",
+        r"\bnao sei o que fazer\b",
+        r"\bhoje\b",
+        r"\bhj\b",
+        r"\bha \d+ (?:minutos|min|horas?)\b",
+        r"\bfaz \d+ (?:minutos|min|horas?)\b",
+        r"\bdesde (?:cedo|ontem|hoje)\b",
+        r"\bcomec\w* (?:agora|hoje|de repente|do nada)\b",
+        r"\bta piorando\b",
+        r"\besta piorando\b",
+        r"\bpiorou\b",
+        r"\bchamo (?:o )?samu\b",
+        r"\blevo (?:pro|para o|ao) (?:hospital|pronto)\b",
+        r"\bcorro\b",
+    )
+)
+_NEGATED_SIGN = re.compile(
+    r"\b(?:nao|sem|nenhum\w*|nunca) (?:tenho|tive|tem|teve|sinto|senti|sente|sentiu|estou|esta|to|ta|"
+    r"apresent\w*)?\s*(?:com )?(?:dor|dores|falta|inchaco|sangramento|sangue|febre|nada)\b"
+)
+
+ESCALATION_CONTACTS = {
+    "medical": [("SAMU", "192")],
+    "poisoning": [("SAMU", "192"), ("Disque-Intoxicação (Anvisa)", "0800 722 6001")],
+    "self_harm": [("CVV", "188"), ("SAMU", "192")],
+}
+
+
+@dataclass
+class Assessment:
+    kind: str | None
+    subkind: str | None = None
+    signals: dict[str, Any] = field(default_factory=dict)
+
+
+@lru_cache(maxsize=1)
+def _compiled() -> list[tuple[str, str, re.Pattern[str]]]:
+    return [(kind, sub, re.compile(p)) for kind, sub, p in CONCEPTS]
+
+
+def _blood_pressure(folded: str) -> tuple[int, int] | None:
+    """(systolic, diastolic) in mmHg from "22 por 14", "220x140", "pressão 19/12"."""
+    m = re.search(_BP, folded)
+    if not m:
+        return None
+    sys_, dia = int(m.group(1)), int(m.group(2))
+    if sys_ < 30:  # "22 por 14" is how patients say 220 x 140
+        sys_ *= 10
+    if dia < 30:
+        dia *= 10
+    return sys_, dia
+
+
+def concept_hits(folded: str) -> list[tuple[str, str]]:
+    """(kind, subkind) of every concept the folded text matches."""
+    hits = [(kind, sub) for kind, sub, rx in _compiled() if rx.search(folded)]
+    bp = _blood_pressure(folded)
+    pregnant = re.search(r"\b(?:gravida|gestante|gestacao|gravidez)\b", folded)
+    if (
+        bp
+        and (bp[0] >= 170 or bp[1] >= 110 or (pregnant and (bp[0] >= 140 or bp[1] >= 90)))
+        and re.search(
+            _BP_SYMPTOM + r"|luzinha\w*|pontos? (?:brilhantes|pretos)|estrelinhas|inchad\w*", folded
+        )
+    ):
+        hits.append(("medical", "hypertensive_crisis"))
+    elif bp and (bp[0] >= 200 or bp[1] >= 130):
+        hits.append(("medical", "hypertensive_crisis"))
+    if re.search(_ANTICOAG, folded) and re.search(
+        r"sangr\w*|sangue|hematoma|manchas? roxas?|roxo|pret[oa]s?|escur[oa]s?", folded
+    ):
+        if any(s == "bleeding" for _, s in hits) or re.search(
+            r"sangr\w*\W+(?:\w+\W+){0,4}?(?:gengiva|nariz|urina|xixi|fezes|corte|ferida|machucado)|"
+            r"(?:gengiva|nariz|corte|ferida|machucado)\W+(?:\w+\W+){0,3}?sangr\w*|encharc\w*|"
+            r"(?:manchas? roxas?|hematomas?)\W+(?:\w+\W+){0,4}?(?:corpo|pernas|bracos|barriga)",
+            folded,
+        ):
+            hits.append(("medical", "bleeding"))
+    if re.search(_CONFUSED, folded) and re.search(_NEW_MED, folded):
+        hits.append(("medical", "confusion"))
+    return hits
+
+
+@dataclass
+class Bank:
+    """Exemplars and their unit vectors."""
+
+    kinds: list[str]
+    subkinds: list[str]
+    texts: list[str]
+    vectors: np.ndarray
+
+
+def load_bank_items(path: Path | None = None) -> list[tuple[str, str, str]]:
+    """(kind, subkind, text) exemplars; kind "informational" marks a non-emergency."""
+    raw = yaml.safe_load((path or DATA / "emergency_bank.yaml").read_text(encoding="utf-8"))
+    items = []
+    for group in raw:
+        for text in group["examples"]:
+            items.append((group["kind"], group["subkind"], str(text)))
+    return items
+
+
+class EmergencyDetector:
+    """Concepts + tense cues + semantic neighbours. Build once per process."""
+
+    # Tuned on the tuning half of tests/eval/safety.yaml (README, "Safety").
+    SEMANTIC_MIN = 0.62  # nearest emergency exemplar at least this close ...
+    SEMANTIC_MARGIN = 0.03  # ... and closer than the nearest informational one by this much
+    SELF_HARM_MIN = 0.60  # self-harm: a lower bar (a missed case is the worst outcome)
+
+    def __init__(self, embed: Callable[[list[str]], np.ndarray], bank_path: Path | None = None):
+        self._embed = embed
+        self._bank_path = bank_path
+        self._bank: Bank | None = None
+        self._lock = threading.Lock()
+
+    def bank(self) -> Bank:
+        with self._lock:
+            if self._bank is None:
+                items = load_bank_items(self._bank_path)
+                vectors = self._embed([fold(t) for _, _, t in items])
+                self._bank = Bank(
+                    [k for k, _, _ in items],
+                    [s for _, s, _ in items],
+                    [t for *_, t in items],
+                    vectors,
+                )
+            return self._bank
+
+    def neighbours(self, vector: np.ndarray) -> dict[str, tuple[float, str]]:
+        """Best similarity per kind (medical, poisoning, self_harm, informational)."""
+        bank = self.bank()
+        sims = bank.vectors @ vector
+        best: dict[str, tuple[float, str]] = {}
+        for i, kind in enumerate(bank.kinds):
+            s = float(sims[i])
+            if kind not in best or s > best[kind][0]:
+                best[kind] = (s, bank.subkinds[i])
+        return best
+
+    def assess(self, text: str, vector: np.ndarray | None = None) -> Assessment:
+        folded = fold(text)
+        hits = concept_hits(folded)
+        informational = bool(_INFORMATIONAL.search(folded))
+        present = bool(_PRESENT.search(folded))
+        negated = bool(_NEGATED_SIGN.search(folded))
+        if vector is None:
+            vector = self._embed([folded])[0]
+        near = self.neighbours(np.asarray(vector))
+        signals: dict[str, Any] = {
+            "concepts": sorted({f"{k}:{s}" for k, s in hits}),
+            "informational_cue": informational,
+            "present_cue": present,
+            "negated_sign": negated,
+            **{f"nearest_{k}": round(v[0], 3) for k, v in near.items()},
+        }
+        info_sim = near.get("informational", (-1.0, ""))[0]
+
+        def semantic(kind: str, minimum: float) -> str | None:
+            sim, sub = near.get(kind, (-1.0, ""))
+            if sim >= minimum and sim - info_sim >= self.SEMANTIC_MARGIN:
+                return sub
+            return None
+
+        # Self-harm first: it must never be missed, and it outranks poisoning (intent).
+        sh = [s for k, s in hits if k == "self_harm"]
+        if sh and not (informational and not present and not _first_person(folded)):
+            return Assessment("self_harm", sh[0], {**signals, "by": "concept"})
+        sub = semantic("self_harm", self.SELF_HARM_MIN)
+        if sub and not hits:
+            return Assessment("self_harm", sub, {**signals, "by": "neighbours"})
+
+        event = present or not informational
+        poison = [s for k, s in hits if k == "poisoning"]
+        if poison and event:
+            return Assessment("poisoning", "poisoning", {**signals, "by": "concept"})
+        medical = [s for k, s in hits if k == "medical"]
+        if medical and event and not (negated and not present):
+            return Assessment("medical", medical[0], {**signals, "by": "concept"})
+        if event:
+            for kind in ("poisoning", "medical"):
+                sub = semantic(kind, self.SEMANTIC_MIN)
+                if sub:
+                    return Assessment(kind, sub, {**signals, "by": "neighbours"})
+        return Assessment(None, None, signals)
+
+
+def _first_person(folded: str) -> bool:
+    return bool(
+        re.search(r"\b(?:eu|me|mim|comigo|minha vida|meu|to|estou|quero|queria|vou)\b", folded)
+    )
