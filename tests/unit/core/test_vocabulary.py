@@ -1,0 +1,75 @@
+"""Names are recognised the way patients type them; the two vocabularies never overlap."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+import yaml
+
+from app.core.text import fold
+from app.core.vocabulary import KB, vocabulary
+from ingest.corpus import load_corpus
+from tests.conftest import CARDS
+
+
+@pytest.mark.parametrize(
+    ("question", "name"),
+    [
+        ("omeprasol antes do cafe?", "omeprazol"),
+        ("metiformina enjoo", "metformina"),
+        ("levotiroxin e cafe", "levotiroxina"),
+        ("losartan me deixa tonto", "losartana"),
+        ("tomo marevan", "varfarina"),
+        ("remédio da tireoide em jejum?", "levotiroxina"),
+        ("sinvastatina a noite", "estatinas"),
+        ("rivotril vicia?", "remédios para dormir"),
+    ],
+)
+def test_covered_names_survive_typos_brands_and_everyday_names(question: str, name: str) -> None:
+    found = [m.entry.name for m in vocabulary().find(question) if m.entry.covered]
+    assert found == [name]
+
+
+@pytest.mark.parametrize(
+    ("question", "name"),
+    [("posso tomar ozempic?", "ozempic"), ("o que é fibromialgia?", "fibromialgia")],
+)
+def test_uncovered_names_are_recognised(question: str, name: str) -> None:
+    assert [(m.entry.name, m.entry.covered) for m in vocabulary().find(question)] == [(name, False)]
+
+
+def test_common_words_are_not_read_as_names() -> None:
+    assert vocabulary().find("minha pressa é grande, tomei agora") == []
+
+
+def test_normalise_puts_the_cards_name_in_the_question() -> None:
+    assert vocabulary().normalise("omeprasol antes do cafe?") == "omeprazol antes do cafe?"
+    assert vocabulary().normalise("tomo marevan") == "tomo marevan (varfarina)"
+
+
+def test_no_covered_name_and_no_card_topic_is_in_the_uncovered_list() -> None:
+    uncovered = {a for e in vocabulary().entries if not e.covered for a in e.aliases}
+    covered = {a for e in vocabulary().entries if e.covered for a in e.aliases}
+    topics = {fold(t) for c in load_corpus(CARDS).cards for t in [*c.topics, c.title]}
+    assert covered & uncovered == set()
+    assert topics & uncovered == set()
+
+
+def test_every_covered_name_is_in_some_card() -> None:
+    text = " ".join(
+        fold(f"{c.title} {' '.join(c.topics)} {c.text}") for c in load_corpus(CARDS).cards
+    )
+    missing = [
+        e.name
+        for e in vocabulary().entries
+        if e.covered
+        and not any(re.search(rf"(?<!\w){re.escape(a)}(?!\w)", text) for a in e.aliases)
+    ]
+    assert missing == []
+
+
+def test_the_vocabulary_files_are_plain_yaml_lists() -> None:
+    for name in ("vocabulary.yaml", "uncovered.yaml"):
+        data = yaml.safe_load((KB / name).read_text(encoding="utf-8"))
+        assert set(data) == {"medicines", "conditions"}
