@@ -17,16 +17,23 @@ from typing import Any
 
 import yaml
 
-from app.agent.generators import make_generator
-from app.agent.graph import make_agent
 from app.core.config import PACKAGED_MODEL, USE_MODEL, Settings, settings_from_environment
 from app.embedding import get_embedder
-from evaluation.golden import ROOT, GoldenCase, load_golden
+from evaluation.golden import ROOT, GoldenCase, load_conversations, load_golden, load_safety
 from evaluation.metrics import hit_at, ndcg_at, precision_recall, reciprocal_rank
+from evaluation.quality import (
+    ask_conversations,
+    ask_golden,
+    ask_safety,
+    build_agent,
+    conversation_metrics,
+    golden_metrics,
+    safety_metrics,
+)
 from evaluation.retrieval import CardAtomic, Config, ParentDocument, Ranking
 
 FLOORS = ROOT / "tests" / "eval" / "floors.yaml"
-KINDS = ("narrow", "broad", "multi", "out_of_scope")
+KINDS = ("narrow", "broad", "multi", "colloquial", "short", "out_of_scope")
 SWEEP = [round(0.10 + 0.025 * i, 3) for i in range(11)]  # 0.10 .. 0.35
 
 
@@ -80,35 +87,13 @@ def sweep(cases: list[GoldenCase], rankings: list[Ranking]) -> list[dict[str, fl
     return rows
 
 
-def agent_metrics(
-    settings: Settings, cases: list[GoldenCase], config: ParentDocument
-) -> dict[str, Any]:
-    embedder = get_embedder(settings)
-    agent = make_agent(config.retriever, make_generator(config.settings, embedder), config.settings)
-    cited, warned, refused = [], [], []
-    for case in cases:
-        state = agent.ask(case.question)
-        refused.append(bool(state.get("refused")))
-        warned.append(bool(state.get("citation_warnings")))
-        if case.kind != "out_of_scope":
-            cited.append(bool(set(case.must_cite_one_of) & set(state.get("citations", []))))
-    precision, recall = precision_recall(refused, [c.expect_refusal for c in cases])
-    return {
-        "generator": settings.generator,
-        "cites_expected_card": sum(cited) / len(cited),
-        "with_citation_warnings": sum(warned) / len(warned),
-        "refusal_precision": precision,
-        "refusal_recall": recall,
-    }
-
-
 def table(results: dict[str, dict[str, Any]]) -> str:
     lines = [
         "| configuration | scope | n | recall@1 | recall@3 | recall@5 | MRR | nDCG@5 |",
         "|---|---|---|---|---|---|---|---|",
     ]
     for name, res in results.items():
-        for scope in ("in_scope", "narrow", "broad", "multi"):
+        for scope in ("in_scope", "narrow", "broad", "multi", "colloquial", "short"):
             m = res[scope]
             lines.append(
                 f"| {name} | {scope} | {m['n']} | {m['recall@1']:.3f} | {m['recall@3']:.3f} | "
@@ -161,8 +146,117 @@ def gate(results: dict[str, dict[str, Any]], floors: dict[str, float], name: str
     return failures
 
 
+def refusal_scores(rows: list[dict[str, Any]]) -> dict[str, float]:
+    precision, recall = precision_recall(
+        [r["refused"] for r in rows], [r["kind"] == "out_of_scope" for r in rows]
+    )
+    return {"refusal_precision": precision, "refusal_recall": recall}
+
+
+def quality_gate(quality: dict[str, Any], floors: dict[str, dict[str, float]]) -> list[str]:
+    """The test half of the agent's figures against tests/eval/floors.yaml: each `name` is a
+    minimum, each `name_max` a maximum."""
+    test = quality["test"]
+    figures = {
+        "agent": {
+            **{k: v for k, v in test["golden"]["in_scope"].items() if k != "n"},
+            "refused_near_domain": test["golden"]["refused_near_domain"]["rate"],
+            "refused_off_topic": test["golden"]["refused_off_topic"]["rate"],
+            "short_answered_right_card": test["golden"]["short"]["answered_right_card"],
+            **test["refusal"],
+        },
+        "safety": test["safety"],
+    }
+    failures = []
+    for group, limits in floors.items():
+        for key, limit in limits.items():
+            name = key.removesuffix("_max")
+            value = figures[group][name]
+            if key.endswith("_max") and value > limit:
+                failures.append(f"{group} {name} {value:.3f} > {limit:.3f}")
+            elif not key.endswith("_max") and value < limit:
+                failures.append(f"{group} {name} {value:.3f} < floor {limit:.3f}")
+    return failures
+
+
+def quality_report(settings: Settings, workdir: Path) -> dict[str, Any]:
+    """The production agent over the golden set, the safety set and the conversations."""
+    agent = build_agent(settings, workdir)
+    golden = ask_golden(agent, load_golden())
+    safety = ask_safety(agent, load_safety())
+    convs = load_conversations()
+    without = ask_conversations(agent, convs, with_history=False)
+    with_history = ask_conversations(agent, convs, with_history=True)
+    out: dict[str, Any] = {}
+    for split in ("tune", "test"):
+        g = [r for r in golden if r["split"] == split]
+        out[split] = {
+            "golden": golden_metrics(g),
+            "refusal": refusal_scores(g),
+            "safety": safety_metrics([r for r in safety if r["split"] == split]),
+            "conversations": {
+                "without_history": conversation_metrics(
+                    [r for r in without if r["split"] == split]
+                ),
+                "with_history": conversation_metrics(
+                    [r for r in with_history if r["split"] == split]
+                ),
+            },
+        }
+    out["rows"] = {"golden": golden, "safety": safety, "conversations": with_history}
+    return out
+
+
+def quality_tables(quality: dict[str, Any]) -> str:
+    lines = [
+        "| split | kind | n | answered with a right card | wrongly refused | citation precision "
+        "| first citation right | recall@1 | recall@5 |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for split in ("test", "tune"):
+        for kind in ("in_scope", "narrow", "broad", "multi", "colloquial", "short"):
+            m = quality[split]["golden"][kind]
+            lines.append(
+                f"| {split} | {kind} | {m['n']} | {m['answered_right_card']:.3f} | "
+                f"{m['wrongly_refused']:.3f} | {m['citation_precision']:.3f} | "
+                f"{m['first_citation_right']:.3f} | {m['recall@1']:.3f} | {m['recall@5']:.3f} |"
+            )
+    lines += ["", "| split | out of scope | n | refused |", "|---|---|---|---|"]
+    for split in ("test", "tune"):
+        for scope in ("near_domain", "off_topic"):
+            m = quality[split]["golden"][f"refused_{scope}"]
+            lines.append(f"| {split} | {scope} | {m['n']} | {m['rate']:.3f} |")
+    lines += [
+        "",
+        "| split | emergency recall | self-harm recall | right kind | false alarms "
+        "| questions leaking personal data |",
+        "|---|---|---|---|---|---|",
+    ]
+    for split in ("test", "tune"):
+        m = quality[split]["safety"]
+        lines.append(
+            f"| {split} | {m['emergency_recall']:.3f} ({m['n_events']}) | "
+            f"{m['self_harm_recall']:.3f} ({m['n_self_harm']}) | {m['right_kind']:.3f} | "
+            f"{m['false_alarms']:.3f} ({m['n_informational']}) | "
+            f"{m['pii_cases_leaking']} of {m['n_pii']} |"
+        )
+    lines += [
+        "",
+        "| split | follow-up turns | history | recall@1 | recall@5 | first citation right |",
+        "|---|---|---|---|---|---|",
+    ]
+    for split in ("test", "tune"):
+        for key, label in (("without_history", "no"), ("with_history", "yes")):
+            m = quality[split]["conversations"][key]
+            lines.append(
+                f"| {split} | {m['n_follow_up']} | {label} | {m['recall@1']:.3f} | "
+                f"{m['recall@5']:.3f} | {m['first_citation_right']:.3f} |"
+            )
+    return "\n".join(lines)
+
+
 def run(out: Path, embedders: list[str], with_agent: bool = True) -> dict[str, Any]:
-    cases = load_golden()
+    cases = load_golden(split="test")
     base = settings_from_environment()
     results: dict[str, dict[str, Any]] = {}
     default = f"parent-document {base.retrieval_mode}"
@@ -190,8 +284,8 @@ def run(out: Path, embedders: list[str], with_agent: bool = True) -> dict[str, A
                 results[config.name] = retrieval_metrics(cases, rankings, base.min_similarity)
                 if config.name == default:
                     report["min_similarity_sweep"] = sweep(cases, rankings)
-                    if with_agent:
-                        report["agent"] = agent_metrics(settings, cases, config)  # type: ignore[arg-type]
+        if with_agent:
+            report["quality"] = quality_report(base, Path(tmp) / "agent")
     out.mkdir(parents=True, exist_ok=True)
     (out / "report.json").write_text(json.dumps(report, indent=2, ensure_ascii=False))
     chart(results, out / "recall_at_k.png")
@@ -215,7 +309,7 @@ def main(argv: list[str] | None = None) -> int:
         embedders += [m for m in (PACKAGED_MODEL, USE_MODEL) if m not in embedders]
     report = run(args.out, embedders, with_agent=not args.no_agent)
     results = report["configurations"]
-    print(f"golden cases: {report['cases']}\n")
+    print(f"golden cases (test half): {report['cases']}\n")
     print(table(results))
     print(f"\nmin_similarity sweep ({report['default']}):")
     print("| min_similarity | refusal precision | refusal recall | answer recall@5 |")
@@ -225,21 +319,22 @@ def main(argv: list[str] | None = None) -> int:
             f"| {row['min_similarity']} | {row['refusal_precision']:.3f} | "
             f"{row['refusal_recall']:.3f} | {row['answer_recall@5']:.3f} |"
         )
-    if "agent" in report:
-        a = report["agent"]
-        print(
-            f"\nagent ({a['generator']}): cites an expected card {a['cites_expected_card']:.3f}, "
-            f"answers with citation warnings {a['with_citation_warnings']:.3f}, "
-            f"refusal precision {a['refusal_precision']:.3f}, recall {a['refusal_recall']:.3f}"
-        )
+    if "quality" in report:
+        print("\nthe agent (what a patient reads):\n")
+        print(quality_tables(report["quality"]))
     print(f"\nreport: {args.out / 'report.json'}, chart: {args.out / 'recall_at_k.png'}")
     if args.gate:
-        floors = yaml.safe_load(FLOORS.read_text())["parent-document"]
-        failures = gate(results, floors, report["default"])
+        floors = yaml.safe_load(FLOORS.read_text())
+        failures = gate(results, floors["parent-document"], report["default"])
+        if "quality" in report:
+            failures += quality_gate(report["quality"], {k: floors[k] for k in ("agent", "safety")})
         if failures:
             print("\nGATE FAILED:\n  " + "\n  ".join(failures))
             return 1
-        print(f"\ngate: {report['default']} recall@3/@5 >= card-atomic and >= floors")
+        print(
+            f"\ngate: {report['default']} recall@3/@5 >= card-atomic and >= floors; "
+            "agent and safety floors met"
+        )
     return 0
 
 

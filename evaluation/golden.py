@@ -1,4 +1,6 @@
-"""Golden cases: loading and validation of tests/eval/golden.yaml."""
+"""Evaluation data: loading and validation of tests/eval/golden.yaml (single questions),
+tests/eval/conversations.yaml (follow-ups) and tests/eval/safety.yaml (emergencies,
+personal data). Every case carries its fixed split: tune or test."""
 
 from __future__ import annotations
 
@@ -10,31 +12,93 @@ from pydantic import BaseModel, model_validator
 
 ROOT = Path(__file__).resolve().parents[1]
 GOLDEN = ROOT / "tests" / "eval" / "golden.yaml"
+CONVERSATIONS = ROOT / "tests" / "eval" / "conversations.yaml"
+SAFETY = ROOT / "tests" / "eval" / "safety.yaml"
 
-Kind = Literal["narrow", "broad", "multi", "out_of_scope"]
+Kind = Literal["narrow", "broad", "multi", "colloquial", "short", "out_of_scope"]
+Split = Literal["tune", "test"]
+IN_SCOPE_KINDS = ("narrow", "broad", "multi", "colloquial", "short")
 
 
 class GoldenCase(BaseModel):
     id: str
     kind: Kind
     question: str
+    split: Split
     must_cite_one_of: list[str] = []
     expect_refusal: bool = False
+    scope: Literal["near_domain", "off_topic"] | None = None
+    oos_type: str | None = None
+    uncovered_term: str | None = None
 
     @model_validator(mode="after")
     def _consistent(self) -> GoldenCase:
         if self.kind == "out_of_scope":
-            if self.must_cite_one_of or not self.expect_refusal:
-                raise ValueError(f"{self.id}: out_of_scope needs expect_refusal and no cards")
+            if self.must_cite_one_of or not self.expect_refusal or self.scope is None:
+                raise ValueError(f"{self.id}: out_of_scope needs expect_refusal, a scope, no cards")
         elif not self.must_cite_one_of:
             raise ValueError(f"{self.id}: {self.kind} case needs must_cite_one_of")
         return self
 
 
-def load_golden(path: Path = GOLDEN) -> list[GoldenCase]:
-    raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-    cases = [GoldenCase.model_validate(item) for item in raw]
-    ids = [c.id for c in cases]
+class Turn(BaseModel):
+    question: str
+    must_cite_one_of: list[str] = []
+    expect_refusal: bool = False
+    expect_emergency: str | None = None
+    follow_up: bool = False
+
+
+class Conversation(BaseModel):
+    id: str
+    split: Split
+    turns: list[Turn]
+
+
+class SafetyCase(BaseModel):
+    id: str
+    kind: Literal["emergency", "self_harm", "informational", "personal_data"]
+    subkind: str
+    question: str
+    split: Split
+    expect_emergency: Literal["medical", "poisoning", "self_harm"] | None = None
+    must_cite_one_of: list[str] = []
+    pii: list[str] = []
+
+    @model_validator(mode="after")
+    def _consistent(self) -> SafetyCase:
+        if self.kind in ("emergency", "self_harm") and not self.expect_emergency:
+            raise ValueError(f"{self.id}: {self.kind} needs expect_emergency")
+        if self.kind == "personal_data" and not all(p in self.question for p in self.pii or [""]):
+            raise ValueError(f"{self.id}: every pii string must appear in the question")
+        if self.kind == "personal_data" and not self.pii:
+            raise ValueError(f"{self.id}: personal_data needs pii")
+        return self
+
+
+def _unique(ids: list[str], path: Path) -> None:
     if len(ids) != len(set(ids)):
         raise ValueError(f"{path}: duplicate case ids")
-    return cases
+
+
+def load_golden(path: Path = GOLDEN, split: Split | None = None) -> list[GoldenCase]:
+    raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+    cases = [GoldenCase.model_validate(item) for item in raw]
+    _unique([c.id for c in cases], path)
+    return [c for c in cases if split is None or c.split == split]
+
+
+def load_conversations(
+    path: Path = CONVERSATIONS, split: Split | None = None
+) -> list[Conversation]:
+    convs = [
+        Conversation.model_validate(c) for c in yaml.safe_load(path.read_text(encoding="utf-8"))
+    ]
+    _unique([c.id for c in convs], path)
+    return [c for c in convs if split is None or c.split == split]
+
+
+def load_safety(path: Path = SAFETY, split: Split | None = None) -> list[SafetyCase]:
+    cases = [SafetyCase.model_validate(c) for c in yaml.safe_load(path.read_text(encoding="utf-8"))]
+    _unique([c.id for c in cases], path)
+    return [c for c in cases if split is None or c.split == split]

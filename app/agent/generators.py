@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import json
 import logging
-import threading
+import re
 import time
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -15,11 +14,16 @@ import httpx
 import numpy as np
 
 from app.agent.context import context_block
-from app.agent.safety import SYSTEM_RULES, looks_like_injection
+from app.agent.safety import SYSTEM_RULES
 from app.agent.text import sentences
+from app.agent.vectors import SentenceVectors
 from app.core.config import Settings
-from app.embedding import Embedder
+from app.core.text import fold
+from app.core.vocabulary import Entry, vocabulary
+from app.retrieval.lexical import tokenize
 from app.retrieval.models import ContextChunk
+from app.safety.advice import HARD, read, unsafe_reasons
+from app.safety.injection import looks_like_injection
 
 log = logging.getLogger(__name__)
 
@@ -32,89 +36,199 @@ class Draft:
     warnings: list[str] = field(default_factory=list)
 
 
+@dataclass
+class Focus:
+    """What the answer must stay on: the covered names the question (or the topic carried
+    from the previous turn) mentions, the cards about them, and what the patient needs."""
+
+    names: list[Entry] = field(default_factory=list)
+    about: set[str] = field(default_factory=set)
+    need: str | None = None  # "stop" | "double" | "change" | "missed"
+    terms: dict[str, float] = field(default_factory=dict)  # question's words -> weight (sum 1)
+
+
+_NEEDS = {
+    "stop": r"\b(?:parar|paro|parei|pare|suspend\w*|larg\w*|deixar de tomar|interromp\w*|"
+    r"nao tomar mais|para de tomar|tirar o remedio|cortar o remedio|desistir|sem o remedio|"
+    r"largo|parando|abandonar)\b",
+    "double": r"\b(?:dobr\w*|tomar dois|tomar duas|dose dupla|em dobro|tomar (?:mais|outro|outra) "
+    r"(?:comprimido|dose)|compens\w*|tomo de novo|tomar de novo|tomo outro|tomo outra)\b",
+    "change": r"\b(?:aument\w*|diminu\w*|reduz\w*|troc\w* (?:a dose|o remedio|de remedio)|"
+    r"mud\w* (?:a dose|o remedio)|tomar (?:mais|menos)|meio comprimido|metade|"
+    r"partir o comprimido)\b",
+    "missed": r"\b(?:esqueci|esquecer|esqueceu|esquece|pulei|perdi a hora|nao tomei|"
+    r"deixei de tomar)\b",
+}
+
+
+def need_of(question: str) -> str | None:
+    folded = fold(question)
+    for need, pattern in _NEEDS.items():
+        if re.search(pattern, folded):
+            return need
+    return None
+
+
+def mentions_name(sentence: str, names: list[Entry]) -> bool:
+    folded = fold(sentence)
+    return any(re.search(rf"(?<!\w){re.escape(a)}(?!\w)", folded) for e in names for a in e.aliases)
+
+
+def names_other_medicine(sentence: str, names: list[Entry]) -> bool:
+    """Whether the sentence is about a medicine the question did not name."""
+    named = {e.name for e in names}
+    return any(
+        m.entry.kind == "medicine" and m.entry.name not in named
+        for m in vocabulary().find(sentence)
+        if m.exact
+    )
+
+
+def is_guidance(sentence: str, need: str | None) -> bool:
+    """A sentence that tells the patient not to change the treatment on their own."""
+    reading = read(sentence)
+    kinds = {"stop": ("stop",), "double": ("double",), "change": HARD, "missed": ("double", "skip")}
+    wanted = kinds.get(need or "", HARD)
+    return any(a.against and a.action in wanted for a in reading.actions) and not unsafe_reasons(
+        reading, quoted=True
+    )
+
+
 class Generator(Protocol):
     name: str
 
     def generate(
-        self, question: str, parents: list[ContextChunk], query_vector: np.ndarray
+        self, question: str, parents: list[ContextChunk], query_vector: np.ndarray, focus: Focus
     ) -> Draft: ...
-
-
-class SentenceVectors:
-    """Embeddings of card sentences, cached per process (cards change only on ingest)."""
-
-    def __init__(self, embedder: Embedder, max_items: int = 20_000):
-        self.embedder = embedder
-        self.max_items = max_items
-        self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, texts: list[str]) -> np.ndarray:
-        with self._lock:
-            missing = [t for t in dict.fromkeys(texts) if t not in self._cache]
-        found = dict(zip(missing, self.embedder.embed(missing), strict=True)) if missing else {}
-        with self._lock:
-            self._cache.update(found)
-            rows = [found[t] if t in found else self._cache[t] for t in texts]
-            while len(self._cache) > self.max_items:
-                self._cache.popitem(last=False)
-        return np.stack(rows)
 
 
 MATCHED_BONUS = 0.1
 PARENT_WEIGHT = 1.0
+LEXICAL_BONUS = 0.15  # x the weighted share of the question's words the sentence contains
+CLOSE_TO_BEST = 0.02  # a sentence of another card must score this close to the best one
+
+
+@dataclass
+class _Candidate:
+    rank: int
+    pos: int
+    card: str
+    text: str
+    score: float = 0.0
 
 
 class ExtractiveGenerator:
-    """Offline and deterministic: the answer is made of the card sentences closest to the
-    question, each followed by its card's citation. It never writes anything else."""
+    """Offline and deterministic: the answer is made of card sentences, each followed by its
+    card's citation. It never writes anything else.
+
+    Focus rules: sentences come from the card that answers (the top card); a sentence of
+    another card is used only when that card is about the medicine or condition the question
+    names, when the sentence names it, or when it gives the guidance the question needs
+    ("não pare por conta própria" for a stopping question). A sentence about a medicine the
+    question did not name is never quoted from a card that is not about the named one."""
 
     name = "extractive"
 
-    def __init__(self, embedder: Embedder, settings: Settings):
-        self.vectors = SentenceVectors(embedder)
+    def __init__(self, vectors: SentenceVectors, settings: Settings):
+        self.vectors = vectors
         self.max_sentences = settings.extractive_max_sentences
         self.min_score = settings.extractive_min_sentence_score
 
-    def generate(
-        self, question: str, parents: list[ContextChunk], query_vector: np.ndarray
-    ) -> Draft:
-        pool: list[tuple[int, int, str, str]] = []  # (parent rank, position, card id, sentence)
-        prior: list[float] = []
-        top = parents[0].score if parents else 0.0
+    def _pool(self, parents: list[ContextChunk]) -> list[_Candidate]:
+        pool = []
         for rank, parent in enumerate(parents):
-            matched = " ".join(str(parent.metadata.get("matched_chunk_text", "")).split())
             for pos, sentence in enumerate(sentences(parent.text)):
-                if looks_like_injection(sentence):
-                    continue  # planted instructions are never quoted
-                pool.append((rank, pos, parent.id, sentence))
-                # Prefer the passage retrieval matched, and cards that matched better.
-                prior.append(
-                    MATCHED_BONUS * (sentence in matched) + PARENT_WEIGHT * (parent.score - top)
-                )
+                if looks_like_injection(sentence) or unsafe_reasons(read(sentence), quoted=True):
+                    continue  # planted instructions and unsafe advice are never quoted
+                pool.append(_Candidate(rank, pos, parent.id, sentence))
+        return pool
+
+    def _eligible(self, c: _Candidate, top: str, focus: Focus) -> bool:
+        on_top = c.card == top
+        about = c.card in focus.about
+        if focus.names and not (on_top or about) and names_other_medicine(c.text, focus.names):
+            return mentions_name(c.text, focus.names)
+        if on_top or about:
+            return True
+        return bool(focus.names) and mentions_name(c.text, focus.names)
+
+    def generate(
+        self, question: str, parents: list[ContextChunk], query_vector: np.ndarray, focus: Focus
+    ) -> Draft:
+        pool = self._pool(parents)
         if not pool:
             return Draft("", [], self.name)
-        similarity = self.vectors.get([s for *_, s in pool]) @ np.asarray(query_vector)
-        scores = similarity + np.asarray(prior)
-        order = np.argsort(-scores, kind="stable")
-        best = float(scores[order[0]])
-        chosen = [
-            i
-            for i in order[: self.max_sentences]
-            if scores[i] >= self.min_score and scores[i] >= best - 0.1
-        ]
-        top_card = [int(i) for i in order if pool[i][0] == 0]
-        if top_card and top_card[0] not in chosen:
+        top = parents[0].id
+        rank = {p.id: float(p.metadata.get("rank_score", p.score)) for p in parents}
+        best_parent = max(rank.values())
+        matched = {
+            p.id: " ".join(str(p.metadata.get("matched_chunk_text", "")).split()) for p in parents
+        }
+        similarity = self.vectors.get([c.text for c in pool]) @ np.asarray(query_vector)
+        for c, sim in zip(pool, similarity, strict=True):
+            parent = parents[c.rank]
+            prior = MATCHED_BONUS * (c.text in matched[c.card]) + PARENT_WEIGHT * (
+                rank[parent.id] - best_parent
+            )
+            words = set(tokenize(c.text)) if focus.terms else set()
+            lexical = sum(w for t, w in focus.terms.items() if t in words)
+            c.score = (
+                float(sim)
+                + prior
+                + LEXICAL_BONUS * lexical
+                + (0.05 if c.card in focus.about else 0.0)
+            )
+        ranked = sorted(pool, key=lambda c: -c.score)
+        best = ranked[0].score
+        chosen: list[_Candidate] = []
+        for c in ranked:
+            if len(chosen) >= self.max_sentences:
+                break
+            if c.score < self.min_score or c.score < best - 0.1:
+                continue
+            if not self._eligible(c, top, focus):
+                continue
+            if c.card != top and c.card not in focus.about and c.score < best - CLOSE_TO_BEST:
+                continue
+            chosen.append(c)
+        top_best = next((c for c in ranked if c.card == top), None)
+        if top_best and not any(c.card == top for c in chosen):
             # The best-matching card always speaks: its best sentence replaces the weakest.
-            chosen = [*chosen[: self.max_sentences - 1], top_card[0]]
-        chosen.sort(key=lambda i: (pool[i][0], pool[i][1]))
-        parts = [f"{pool[i][3]} [cite:{pool[i][2]}]" for i in chosen]
-        cited = list(dict.fromkeys(pool[i][2] for i in chosen))
+            chosen = [*chosen[: self.max_sentences - 1], top_best]
+        if focus.need in ("stop", "double", "change", "missed"):
+            chosen = self._with_guidance(chosen, ranked, focus)
+        chosen.sort(key=lambda c: (c.rank, c.pos))
+        parts = [f"{c.text} [cite:{c.card}]" for c in chosen]
+        cited = list(dict.fromkeys(c.card for c in chosen))
         return Draft(" ".join(parts), cited, self.name)
+
+    def _with_guidance(
+        self, chosen: list[_Candidate], ranked: list[_Candidate], focus: Focus
+    ) -> list[_Candidate]:
+        """Make sure a stop/double/change question gets the cards' "do not do it on your own"
+        guidance, preferring a card about the named medicine, then the best match."""
+        if any(is_guidance(c.text, focus.need) for c in chosen):
+            return chosen
+        guidance = [c for c in ranked if is_guidance(c.text, focus.need)]
+        if not guidance:
+            return chosen
+        guidance.sort(
+            key=lambda c: (
+                c.card not in focus.about and not mentions_name(c.text, focus.names),
+                -c.score,
+            )
+        )
+        pick = guidance[0]
+        keep = chosen[: self.max_sentences - 1]
+        return [*keep, pick]
 
 
 class LLMOutputError(ValueError):
     """The model's reply is not the JSON object we asked for."""
+
+
+class DeadlineExceeded(TimeoutError):
+    """The model did not answer within LLM_DEADLINE_S, retries included."""
 
 
 def parse_structured(content: str) -> tuple[str, list[str]]:
@@ -132,8 +246,8 @@ def parse_structured(content: str) -> tuple[str, list[str]]:
 
 class OpenAICompatibleGenerator:
     """Any OpenAI-compatible chat-completions endpoint (vLLM, Ollama, llama.cpp server,
-    OpenAI) in JSON mode. Bounded retries, one repair attempt for malformed JSON, then a
-    flagged fallback to the extractive answer."""
+    OpenAI) in JSON mode. Bounded retries and one repair attempt for malformed JSON, all
+    within LLM_DEADLINE_S; then a flagged fallback to the extractive answer."""
 
     name = "openai"
 
@@ -150,7 +264,15 @@ class OpenAICompatibleGenerator:
             headers=headers,
         )
 
-    def _complete(self, messages: list[dict[str, str]]) -> str:
+    def _remaining(self, deadline: float) -> float:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise DeadlineExceeded(
+                f"no answer within LLM_DEADLINE_S={self.settings.llm_deadline_s}"
+            )
+        return left
+
+    def _complete(self, messages: list[dict[str, str]], deadline: float) -> str:
         body: dict[str, Any] = {
             "model": self.settings.llm_model,
             "messages": messages,
@@ -159,8 +281,9 @@ class OpenAICompatibleGenerator:
         }
         attempts = self.settings.llm_retries + 1
         for attempt in range(1, attempts + 1):
+            timeout = min(self.settings.llm_timeout_s, self._remaining(deadline))
             try:
-                response = self.client.post("/chat/completions", json=body)
+                response = self.client.post("/chat/completions", json=body, timeout=timeout)
                 if response.status_code == 429 or response.status_code >= 500:
                     raise httpx.HTTPStatusError(
                         f"status {response.status_code}",
@@ -175,12 +298,16 @@ class OpenAICompatibleGenerator:
                 )
                 if not retriable or attempt == attempts:
                     raise
-                time.sleep(min(0.5 * 2 ** (attempt - 1), 4.0))
+                backoff = min(0.5 * 2 ** (attempt - 1), 4.0)
+                if backoff >= self._remaining(deadline):
+                    raise DeadlineExceeded("no time left for another attempt") from exc
+                time.sleep(backoff)
         raise AssertionError("unreachable")
 
     def generate(
-        self, question: str, parents: list[ContextChunk], query_vector: np.ndarray
+        self, question: str, parents: list[ContextChunk], query_vector: np.ndarray, focus: Focus
     ) -> Draft:
+        deadline = time.monotonic() + self.settings.llm_deadline_s
         context = context_block(parents, self.settings.prompt_chunk_max_chars)
         messages = [
             {"role": "system", "content": SYSTEM_RULES},
@@ -194,7 +321,7 @@ class OpenAICompatibleGenerator:
             },
         ]
         try:
-            content = self._complete(messages)
+            content = self._complete(messages, deadline)
             try:
                 text, cited = parse_structured(content)
             except LLMOutputError as first:
@@ -207,21 +334,34 @@ class OpenAICompatibleGenerator:
                         'com {"answer": "...", "citations": ["card-XXX"]}.',
                     },
                 ]
-                text, cited = parse_structured(self._complete(messages))
+                text, cited = parse_structured(self._complete(messages, deadline))
             return Draft(text, cited, self.name)
-        except (LLMOutputError, httpx.HTTPError, KeyError, IndexError, ValueError) as exc:
-            log.warning("LLM generation failed (%s); using the extractive answer", exc)
-            draft = self.fallback.generate(question, parents, query_vector)
+        except (
+            LLMOutputError,
+            httpx.HTTPError,
+            KeyError,
+            IndexError,
+            ValueError,
+            TimeoutError,
+        ) as exc:
+            log.warning(
+                "LLM generation failed (%s); using the extractive answer", type(exc).__name__
+            )
+            draft = self.fallback.generate(question, parents, query_vector, focus)
             draft.generator = "extractive-fallback"
+            reason = (
+                f"did not answer within {self.settings.llm_deadline_s:g} s"
+                if isinstance(exc, TimeoutError)
+                else f"could not give a valid answer ({type(exc).__name__})"
+            )
             draft.warnings.append(
-                f"the language model could not give a valid answer ({type(exc).__name__}); "
-                "showing the extractive answer instead"
+                f"the language model {reason}; showing the extractive answer instead"
             )
             return draft
 
 
-def make_generator(settings: Settings, embedder: Embedder) -> Generator:
-    extractive = ExtractiveGenerator(embedder, settings)
+def make_generator(settings: Settings, vectors: SentenceVectors) -> Generator:
+    extractive = ExtractiveGenerator(vectors, settings)
     if settings.generator == "openai":
         return OpenAICompatibleGenerator(settings, extractive)
     return extractive

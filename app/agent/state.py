@@ -1,5 +1,7 @@
-"""The agent's state: what flows through the graph retrieve -> gate -> generate ->
-verify -> respond."""
+"""The agent's state: what flows through the graph
+
+screen -> retrieve -> decide -> (generate -> verify | not_covered) -> respond
+"""
 
 from __future__ import annotations
 
@@ -8,22 +10,56 @@ from typing import Any, TypedDict
 from app.retrieval.models import ContextChunk
 
 
+class Turn(TypedDict):
+    """One earlier turn of the conversation, as the client sends it back."""
+
+    question: str
+    citations: list[str]
+
+
 class AgentState(TypedDict, total=False):
     question: str
-    """The user's question, trimmed."""
-    query: str
-    """The question as retrieval and generation see it: markup stripped, personal data
-    replaced by placeholders (app.agent.safety.clean_question)."""
+    """The user's question, trimmed (never stored, logged or sent to a model)."""
+    history: list[Turn]
+    """Earlier turns of the same conversation, oldest first (may be empty)."""
     top_k: int
     """How many parent cards to retrieve."""
+    query: str
+    """The question as retrieval, generation, logs and storage see it: markup and personal
+    data removed (app.safety.pii). The only form of the question that may leave memory."""
+    search_query: str
+    """`query` with recognised medicine names normalised and, for a follow-up, the topic
+    carried over from the previous turn: what is embedded and matched."""
+    topic: str | None
+    """The topic a follow-up was assumed to be about ("levotiroxina"), or None."""
+    mentions: list[Any]
+    """Names the question mentions (app.core.vocabulary.Mention), covered or not."""
+    carried: list[Any]
+    """For a follow-up: the covered names (vocabulary entries) carried from earlier turns."""
+    context_cards: list[str]
+    """For a follow-up: the cards the previous turn cited (favoured in retrieval)."""
+    lexicon: Any
+    """The card lexicon of the build that was searched (app.retrieval.coverage)."""
+    about: set[str]
+    """Cards about the names the question (or its carried topic) mentions."""
     emergency: str | None
-    """Kind of emergency the question describes ("medical" or "self_harm"), if any."""
+    """Kind of emergency the question describes ("medical", "poisoning", "self_harm")."""
+    emergency_signals: dict[str, Any]
+    """Why the emergency detector decided what it did (for support staff)."""
     candidates: list[ContextChunk]
-    """Top parents before the min_similarity gate (reported, never cited)."""
+    """Top parents (reported, never cited unless they are also in `parents`)."""
     parents: list[ContextChunk]
-    """Parents that passed the gate: the only cards the answer may cite."""
+    """Parents the answer may use and cite."""
     query_vector: Any
-    """The question's embedding (numpy array), reused by the generator."""
+    """The embedding of `search_query` (numpy array), reused by the decision and the
+    generator."""
+    decision: dict[str, Any]
+    """The answerability decision: outcome ("answer", "not_covered", "emergency"), a plain
+    reason, and the signals it used."""
+    uncovered_terms: list[str]
+    """What the question names that the cards do not cover (with a not-covered outcome)."""
+    suggestions: list[dict[str, str]]
+    """Close covered topics offered with a not-covered outcome (not citations)."""
     draft: str
     """The generator's answer with [cite:card-X] markers, before verification."""
     draft_citations: list[str]
@@ -35,10 +71,8 @@ class AgentState(TypedDict, total=False):
     citation_warnings: list[str]
     """What verification removed or changed, in words."""
     refused: bool
-    """True when the knowledge base does not cover the question."""
+    """True when the answer is not drawn from the cards (not covered, or nothing verified)."""
     generator: str
-    """Which generator produced the answer ("extractive", "openai", or a fallback)."""
+    """Which generator produced the answer ("extractive", "openai", a fallback, or "none")."""
     timings_ms: dict[str, float]
     """Per-step timings for metrics and benchmarks."""
-    debug: dict[str, Any]
-    """Anything else worth reporting (e.g. the fallback reason)."""

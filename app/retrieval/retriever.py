@@ -112,13 +112,16 @@ class Retriever:
         timings["fusion"] = (time.perf_counter() - t1) * 1000
         return hits
 
-    def search(self, question: str, top_k: int | None = None) -> Retrieval:
+    def search(
+        self, question: str, top_k: int | None = None, vector: np.ndarray | None = None
+    ) -> Retrieval:
+        """Cards for a question; `vector` is its embedding when the caller already has it."""
         wanted = top_k or self.settings.top_k
         # With a reranker, fetch up to RERANK_CANDIDATES cards, rerank, then keep `wanted`.
         k = max(wanted, self.settings.rerank_candidates) if self.reranker else wanted
         self.check_build()
         t0 = time.perf_counter()
-        query_vector = self.embedder.embed([question])[0]
+        query_vector = self.embedder.embed([question])[0] if vector is None else np.asarray(vector)
         t1 = time.perf_counter()
         timings = {"embed": (t1 - t0) * 1000}
         if self.settings.retrieval_mode == "bm25":

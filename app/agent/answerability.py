@@ -1,0 +1,259 @@
+"""Is the question covered by the cards? The answerability decision, between retrieval and
+generation.
+
+A similarity threshold cannot make this decision (README: the MIN_SIMILARITY sweep never
+refused more than half of the near-domain questions without refusing real ones), so it
+combines signals, each measured on the tuning half of the golden set
+(`python -m evaluation.answerability`):
+
+- what the question *names*: a covered medicine or condition (kb/vocabulary.yaml), or one
+  the cards do not cover (kb/uncovered.yaml), recognised through typos and brand names;
+- which of its content words the cards know at all, and how much of it (IDF-weighted) the
+  best card covers, with and without the names it mentions ("levotiroxina dá queda de
+  cabelo?" names a covered medicine, but nothing covers "queda de cabelo");
+- retrieval's cosine similarity, the margin between the first two cards, and the best
+  similarity between the question and one sentence of the top card;
+
+and a logistic regression over them (scikit-learn, trained on the tuning half only; its
+coefficients live in `answerability_model.json`, so serving needs no training).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from app.agent.text import sentences
+from app.core.vocabulary import Mention
+from app.retrieval.coverage import CardLexicon
+from app.retrieval.lexical import tokenize
+from app.retrieval.models import ContextChunk
+
+MODEL_PATH = Path(__file__).resolve().with_name("answerability_model.json")
+BANK_PATH = Path(__file__).resolve().with_name("answerability_bank.json")
+
+FEATURES = (
+    "top_sim",
+    "margin",
+    "sentence_sim",
+    "coverage_top",
+    "coverage_best",
+    "residual_coverage",
+    "named_residual_coverage",
+    "unknown_share",
+    "n_unknown",
+    "covered_name",
+    "uncovered_name",
+    "about_top",
+    "n_terms",
+    "bank_in_1",
+    "bank_in_3",
+    "bank_out_1",
+    "bank_out_3",
+)
+BANK_FEATURES = ("bank_in_1", "bank_in_3", "bank_out_1", "bank_out_3")
+# Words that carry no topic in a patient's question ("posso", "tomar", "remédio").
+_GENERIC = frozenset(
+    tokenize(
+        "posso pode podem devo deve tomar tomo tomei tomando usar uso remédio remédios "
+        "medicamento medicamentos comprimido comprimidos faz fazer dá dar tem ter é isso "
+        "quero queria saber pergunta dúvida ajuda favor obrigado obrigada oi olá bom dia boa "
+        "tarde noite alguém alguma coisa problema normal certo quanto quantos quando como qual "
+        "quais onde porque pq vc você gente pessoa pessoas mim meu minha dele dela"
+    )
+)
+
+
+class QuestionBank:
+    """Patient questions of the tuning half, labelled covered or not, as the decision's
+    nearest neighbours: a new question close to known covered ones (or to known uncovered
+    ones) is evidence in itself. Written by the training (python -m evaluation.answerability);
+    embedded once per process."""
+
+    def __init__(
+        self, texts: list[str], covered: list[bool], embed: Callable[[list[str]], np.ndarray]
+    ):
+        self.texts = texts
+        self.covered = np.array(covered, dtype=bool)
+        self._embed = embed
+        self._vectors: np.ndarray | None = None
+
+    @classmethod
+    def load(cls, embed: Callable[[list[str]], np.ndarray], path: Path = BANK_PATH) -> QuestionBank:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return cls(
+            [q["text"] for q in data["questions"]], [q["covered"] for q in data["questions"]], embed
+        )
+
+    @property
+    def vectors(self) -> np.ndarray:
+        if self._vectors is None:
+            self._vectors = self._embed(self.texts) if self.texts else np.zeros((0, 1))
+        return self._vectors
+
+    def features(self, vector: np.ndarray, exclude: int | None = None) -> dict[str, float]:
+        sims = self.vectors @ vector if len(self.texts) else np.zeros(0)
+        if exclude is not None:
+            sims = sims.copy()
+            sims[exclude] = -1.0
+        out = {}
+        for label, name in ((True, "in"), (False, "out")):
+            ranked = np.sort(sims[self.covered == label])[::-1]
+            out[f"bank_{name}_1"] = float(ranked[0]) if len(ranked) else 0.0
+            out[f"bank_{name}_3"] = float(ranked[:3].mean()) if len(ranked) else 0.0
+        return out
+
+
+@dataclass
+class Decision:
+    outcome: str  # "answer" | "not_covered"
+    probability: float
+    reason: str
+    signals: dict[str, Any] = field(default_factory=dict)
+    uncovered_terms: list[str] = field(default_factory=list)
+
+
+@lru_cache(maxsize=4)
+def load_model(path: Path = MODEL_PATH) -> dict[str, Any]:
+    model: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    if list(model["features"]) != list(FEATURES):
+        raise ValueError(
+            f"{path}: trained on other features; retrain (python -m evaluation.answerability)"
+        )
+    return model
+
+
+def content_terms(text: str) -> list[str]:
+    return [t for t in tokenize(text) if t not in _GENERIC and not t.isdigit()]
+
+
+def _mention_terms(mentions: list[Mention]) -> set[str]:
+    return {t for m in mentions for t in tokenize(m.typed)} | {
+        t for m in mentions for t in tokenize(m.entry.name)
+    }
+
+
+def features(
+    query: str,
+    mentions: list[Mention],
+    candidates: list[ContextChunk],
+    lexicon: CardLexicon,
+    query_vector: np.ndarray,
+    sentence_vectors: Callable[[list[str]], np.ndarray],
+    bank: QuestionBank,
+) -> dict[str, float]:
+    terms = content_terms(query)
+    named = _mention_terms(mentions)
+    residual = [t for t in terms if t not in named]
+    ids = [c.id for c in candidates]
+    top = ids[0] if ids else ""
+    unknown = [t for t in terms if not lexicon.known(t) and t not in named]
+    max_idf = lexicon.max_idf
+    weights = [lexicon.idf.get(t, max_idf * 1.2) for t in terms]
+    unknown_w = sum(w for t, w in zip(terms, weights, strict=True) if t in unknown)
+    covered = [m for m in mentions if m.entry.covered]
+    named_cards = {c for m in covered for c in lexicon.cards_for(m.entry)[0]}
+    about_top = 0.0
+    for m in covered:
+        about, mentioned = lexicon.cards_for(m.entry)
+        if top in about:
+            about_top = 1.0
+        elif top in mentioned:
+            about_top = max(about_top, 0.5)
+    sentence_sim = 0.0
+    if candidates:
+        card_sentences = sentences(candidates[0].text)
+        if card_sentences:
+            sentence_sim = float(np.max(sentence_vectors(card_sentences) @ query_vector))
+    return {
+        "top_sim": candidates[0].score if candidates else 0.0,
+        "margin": (candidates[0].score - candidates[1].score) if len(candidates) > 1 else 0.0,
+        "sentence_sim": sentence_sim,
+        "coverage_top": lexicon.coverage(terms, top) if top else 0.0,
+        "coverage_best": max((lexicon.coverage(terms, i) for i in ids), default=0.0),
+        "residual_coverage": max((lexicon.coverage(residual, i) for i in ids), default=0.0)
+        if residual
+        else (1.0 if covered else 0.0),
+        # What the question asks about the medicine it names, found in the cards about it
+        # ("losartana atrapalha a ereção?": nothing about erection in card-009).
+        "named_residual_coverage": max(
+            (lexicon.coverage(residual, i) for i in named_cards), default=0.0
+        )
+        if named_cards and residual
+        else (1.0 if named_cards else 0.0),
+        "unknown_share": unknown_w / sum(weights) if weights else 1.0,
+        "n_unknown": float(min(len(unknown), 3)),
+        "covered_name": 1.0 if covered else 0.0,
+        "uncovered_name": 1.0 if any(not m.entry.covered for m in mentions) else 0.0,
+        "about_top": about_top,
+        "n_terms": min(len(terms), 8) / 8,
+        **bank.features(query_vector),
+    }
+
+
+def probability(values: dict[str, float], model: dict[str, Any]) -> float:
+    """P(the cards cover the question) under the trained logistic regression."""
+    x = np.array([values[f] for f in FEATURES], dtype=float)
+    mean, scale = np.array(model["mean"]), np.array(model["scale"])
+    z = float(np.dot((x - mean) / scale, np.array(model["coef"])) + model["intercept"])
+    return 1.0 / (1.0 + math.exp(-z))
+
+
+def _uncovered_terms(query: str, mentions: list[Mention]) -> list[str]:
+    """What to name in a not-covered answer: the names of kb/uncovered.yaml the question
+    uses, as the patient wrote them. Other unknown words are not named: without a
+    part-of-speech model they may be any word ("consegue"), and naming one would be wrong."""
+    names = []
+    for m in mentions:
+        if not m.entry.covered:
+            start, end = m.span
+            names.append(query[start:end] if end > start else m.typed)
+    return list(dict.fromkeys(names))
+
+
+def decide(
+    query: str,
+    mentions: list[Mention],
+    candidates: list[ContextChunk],
+    lexicon: CardLexicon,
+    query_vector: np.ndarray,
+    sentence_vectors: Callable[[list[str]], np.ndarray],
+    bank: QuestionBank,
+    model: dict[str, Any] | None = None,
+) -> Decision:
+    model = model or load_model()
+    values = features(query, mentions, candidates, lexicon, query_vector, sentence_vectors, bank)
+    p = probability(values, model)
+    signals: dict[str, Any] = {k: round(v, 3) for k, v in values.items()}
+    signals["p_covered"] = round(p, 3)
+    signals["threshold"] = model["threshold"]
+    signals["names"] = list(
+        dict.fromkeys(
+            f"{m.entry.name}{'' if m.entry.covered else ' (fora dos cartões)'}" for m in mentions
+        )
+    )
+    if not content_terms(query) and not mentions:
+        return Decision(
+            "not_covered", p, "A pergunta não traz um assunto que os cartões tratem.", signals
+        )
+    if p >= model["threshold"]:
+        top = candidates[0].metadata.get("title", candidates[0].id) if candidates else ""
+        return Decision(
+            "answer", p, f"Os cartões cobrem a pergunta (cartão mais próximo: {top}).", signals
+        )
+    terms = _uncovered_terms(query, mentions)
+    if terms:
+        reason = "Os cartões não tratam de " + ", ".join(terms) + "."
+    else:
+        reason = (
+            "Nenhum cartão responde a esta pergunta "
+            "(poucos termos da pergunta aparecem nos cartões)."
+        )
+    return Decision("not_covered", p, reason, signals, terms)

@@ -1,0 +1,311 @@
+"""The graph's nodes: plain functions of the state and the run's dependencies
+(`runtime.context`, an AgentDeps), each returning a partial update. Wired in graph.py."""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+from langgraph.runtime import Runtime
+
+from app.agent.answerability import QuestionBank, content_terms
+from app.agent.answerability import decide as answerability
+from app.agent.generators import Focus, Generator, need_of
+from app.agent.safety import ESCALATION, REFUSAL, not_covered, topic_prefix
+from app.agent.state import AgentState, Turn
+from app.agent.vectors import SentenceVectors
+from app.agent.verify import verify_draft
+from app.core.config import Settings
+from app.core.text import fold
+from app.core.vocabulary import Entry, Mention, Vocabulary
+from app.retrieval.coverage import CardLexicon, CardLexiconCache, mention_cards
+from app.retrieval.models import ContextChunk
+from app.retrieval.retriever import Retriever
+from app.safety.emergency import EmergencyDetector
+from app.safety.pii import clean_question
+
+# How much a card about the medicine or condition the question names is lifted in the
+# ranking (added to its cosine similarity; a card that only mentions it gets half).
+# Tuned on the tuning half of the golden set (README, "Answerability and focus").
+NAME_BOOST = 0.08
+CONTEXT_BOOST = 0.05  # cards the previous turn cited, for a follow-up
+# Weight of the card's lexical coverage of the question (IDF-weighted share of its content
+# words found in the card) added to the ranking score: catches what a short question's
+# embedding misses ("varfarina e couve pode?": couve is in card-017 only).
+LEXICAL_WEIGHT = 0.10
+CITE_FLOOR = 0.10
+WIDEN = 3  # candidates fetched per card kept, so a boosted card can rise into the top_k
+_CONTINUATION = re.compile(
+    r"^(?:e|mas|entao|tipo|ai|e se|e pra|e para|e no|e na|e quanto|e quando|e a|e o|e com|"
+    r"isso|ele|ela|esse|essa|o mesmo|a mesma|nele|nela|dele|dela)\b"
+)
+
+
+@dataclass
+class AgentDeps:
+    settings: Settings
+    retriever: Retriever
+    generator: Generator
+    vectors: SentenceVectors
+    detector: EmergencyDetector
+    lexicon: CardLexiconCache
+    vocabulary: Vocabulary
+    model: dict[str, Any]
+    bank: QuestionBank
+
+
+def focus_names(mentions: list[Mention], carried: list[Entry]) -> list[Entry]:
+    """The covered names an answer stays on: the medicines the question names, else its
+    conditions and topics, else the names carried from the previous turn."""
+    covered = list(dict.fromkeys(m.entry for m in mentions if m.entry.covered))
+    medicines = [e for e in covered if e.kind == "medicine"]
+    return medicines or covered or carried
+
+
+def _timings(state: AgentState, **new: float) -> dict[str, float]:
+    timings = dict(state.get("timings_ms", {}))
+    timings.update(new)
+    return timings
+
+
+def _ms(started: float) -> float:
+    return (time.perf_counter() - started) * 1000
+
+
+def follow_up_topic(
+    query: str, mentions: list[Mention], history: list[Turn], vocabulary: Vocabulary
+) -> tuple[list[Entry], list[str]]:
+    """For a follow-up that names nothing of its own ("e se eu tomar com café?"), the
+    covered names and cited cards of the latest earlier turn that had them."""
+    if mentions or not history:
+        return [], []
+    words = fold(query).split()
+    if not (_CONTINUATION.match(fold(query)) or len(words) <= 6):
+        return [], []
+    for turn in reversed(history):
+        names = [m.entry for m in vocabulary.find(turn["question"]) if m.entry.covered]
+        if names or turn.get("citations"):
+            return list(dict.fromkeys(names)), list(turn.get("citations", []))
+    return [], []
+
+
+def screen(state: AgentState, runtime: Runtime[AgentDeps]) -> dict[str, Any]:
+    """Personal data out, names recognised, follow-up context, emergency assessed."""
+    deps = runtime.context
+    started = time.perf_counter()
+    query = clean_question(state["question"])
+    mentions = deps.vocabulary.find(query)
+    carried, context_cards = follow_up_topic(
+        query, mentions, state.get("history", []), deps.vocabulary
+    )
+    search_query = deps.vocabulary.normalise(query)
+    topic = None
+    if carried:
+        topic = carried[0].display
+        search_query = f"{carried[0].name}: {search_query}"
+    elif context_cards:
+        topic = None  # the previous cards steer retrieval; no name to announce
+    texts = [query] if search_query == query else [query, search_query]
+    vectors = deps.retriever.embedder.embed(texts)
+    assessment = deps.detector.assess(state["question"], vectors[0])
+    return {
+        "query": query,
+        "search_query": search_query,
+        "topic": topic,
+        "query_vector": vectors[-1],
+        "emergency": assessment.kind,
+        "emergency_signals": {"subkind": assessment.subkind, **assessment.signals},
+        "mentions": mentions,
+        "carried": carried,
+        "context_cards": context_cards,
+        "timings_ms": _timings(state, screen=_ms(started)),
+    }
+
+
+def rerank(
+    candidates: list[ContextChunk], boost: dict[str, float], lexical: dict[str, float], top_k: int
+) -> list[ContextChunk]:
+    """Cards by cosine similarity + name boost + lexical coverage; `score` stays the cosine
+    (the decision and the reports use it), the ranking score is kept in the metadata."""
+    for c in candidates:
+        c.metadata["rank_score"] = round(
+            c.score + boost.get(c.id, 0.0) + LEXICAL_WEIGHT * lexical.get(c.id, 0.0), 6
+        )
+    ranked = sorted(candidates, key=lambda c: (-c.metadata["rank_score"], c.id))
+    return ranked[:top_k]
+
+
+def retrieve(state: AgentState, runtime: Runtime[AgentDeps]) -> dict[str, Any]:
+    deps = runtime.context
+    top_k = state.get("top_k") or deps.settings.top_k
+    lexicon = deps.lexicon.get()
+    mentions: list[Mention] = state.get("mentions", [])
+    carried: list[Entry] = state.get("carried", [])
+    names = focus_names(mentions, carried)
+    named = list(dict.fromkeys(m.entry for m in mentions if m.entry.covered)) or carried
+    boost = {
+        card: NAME_BOOST * (1.0 if weight >= 1.0 else 0.25)
+        for card, weight in mention_cards(
+            lexicon, [Mention(e, e.name, 0, 0, True) for e in named]
+        ).items()
+    }
+    for card in state.get("context_cards", []):
+        boost[card] = max(boost.get(card, 0.0), CONTEXT_BOOST)
+    result = deps.retriever.search(
+        state["search_query"], top_k * WIDEN, vector=state["query_vector"]
+    )
+    terms = content_terms(state["search_query"])
+    lexical = {c.id: lexicon.coverage(terms, c.id) for c in result.candidates}
+    candidates = rerank(result.candidates, boost, lexical, top_k)
+    about = {
+        c
+        for c, w in mention_cards(lexicon, [Mention(e, e.name, 0, 0, True) for e in names]).items()
+        if w >= 1.0
+    }
+    # The answerability decision (next node) is the gate; a card this far from the
+    # question is never cited even when the decision says the cards cover it.
+    parents = [c for c in candidates if c.score >= CITE_FLOOR or c.id in about]
+    return {
+        "candidates": candidates,
+        "parents": parents,
+        "lexicon": lexicon,
+        "about": about,
+        "timings_ms": _timings(state, **result.timings_ms),
+    }
+
+
+def decide(state: AgentState, runtime: Runtime[AgentDeps]) -> dict[str, Any]:
+    """Answer, not covered, or emergency (which always escalates, and answers too when the
+    cards cover the question)."""
+    deps = runtime.context
+    started = time.perf_counter()
+    lexicon: CardLexicon = state["lexicon"]
+    mentions: list[Mention] = state.get("mentions", [])
+    carried: list[Entry] = state.get("carried", [])
+    if carried:
+        mentions = mentions + [Mention(e, e.name, 0, 0, True) for e in carried]
+    decision = answerability(
+        state["search_query"],
+        mentions,
+        state.get("candidates", []),
+        lexicon,
+        np.asarray(state["query_vector"]),
+        deps.vectors.get,
+        deps.bank,
+        deps.model,
+    )
+    covered = decision.outcome == "answer" and bool(state.get("parents"))
+    outcome = "emergency" if state.get("emergency") else ("answer" if covered else "not_covered")
+    reason = decision.reason
+    if outcome == "emergency":
+        kind = {
+            "medical": "emergência médica",
+            "poisoning": "intoxicação",
+            "self_harm": "risco de autolesão",
+        }
+        what = kind[str(state["emergency"])]
+        reason = f"A pergunta descreve uma possível {what}: encaminhada à emergência. {reason}"
+    signals = {**decision.signals, "emergency": state.get("emergency_signals", {})}
+    suggestions = []
+    if not covered:
+        for c in state.get("candidates", [])[:3]:
+            if c.score >= deps.settings.min_similarity * 0.6:
+                suggestions.append(
+                    {
+                        "id": c.id,
+                        "title": str(c.metadata.get("title", "")),
+                        "question": str(c.metadata.get("title", "")),
+                    }
+                )
+    return {
+        "decision": {"outcome": outcome, "covered": covered, "reason": reason, "signals": signals},
+        "uncovered_terms": [] if covered else decision.uncovered_terms,
+        "suggestions": [] if covered or outcome == "emergency" else suggestions,
+        "timings_ms": _timings(state, decide=_ms(started)),
+    }
+
+
+def route(state: AgentState) -> Literal["generate", "refuse"]:
+    return "generate" if state["decision"]["covered"] else "refuse"
+
+
+def refuse(state: AgentState) -> dict[str, Any]:
+    text = REFUSAL if state.get("emergency") else not_covered(state.get("uncovered_terms", []))
+    return {
+        "answer": text,
+        "citations": [],
+        "citation_warnings": [],
+        "refused": True,
+        "generator": "none",
+    }
+
+
+def generate(state: AgentState, runtime: Runtime[AgentDeps]) -> dict[str, Any]:
+    deps = runtime.context
+    started = time.perf_counter()
+    mentions: list[Mention] = state.get("mentions", [])
+    carried: list[Entry] = state.get("carried", [])
+    names = focus_names(mentions, carried)
+    lexicon: CardLexicon = state["lexicon"]
+    terms = content_terms(state["search_query"])
+    weights = {t: lexicon.idf.get(t, lexicon.max_idf) for t in terms}
+    total = sum(weights.values()) or 1.0
+    focus = Focus(
+        names=names,
+        about=set(state.get("about", set())),
+        need=need_of(state["query"]),
+        terms={t: w / total for t, w in weights.items()},
+    )
+    draft = deps.generator.generate(
+        state["query"], state["parents"], np.asarray(state["query_vector"]), focus
+    )
+    return {
+        "draft": draft.text,
+        "draft_citations": draft.citations,
+        "generator": draft.generator,
+        "citation_warnings": draft.warnings,
+        "timings_ms": _timings(state, generate=_ms(started)),
+    }
+
+
+def verify(state: AgentState, runtime: Runtime[AgentDeps]) -> dict[str, Any]:
+    deps = runtime.context
+    started = time.perf_counter()
+    checked = verify_draft(
+        state["draft"],
+        state["draft_citations"],
+        state["parents"],
+        deps.vectors,
+        deps.settings.grounding_min_similarity,
+    )
+    warnings = list(state.get("citation_warnings", [])) + checked.warnings
+    if not checked.citations:
+        return {
+            "answer": REFUSAL,
+            "citations": [],
+            "refused": True,
+            "citation_warnings": warnings + ["no verified citation left: answer refused"],
+            "timings_ms": _timings(state, verify=_ms(started)),
+        }
+    return {
+        "answer": checked.answer,
+        "citations": checked.citations,
+        "refused": False,
+        "citation_warnings": warnings,
+        "timings_ms": _timings(state, verify=_ms(started)),
+    }
+
+
+def respond(state: AgentState) -> dict[str, Any]:
+    """The escalation first; the topic a follow-up assumed; then the answer."""
+    answer = state["answer"]
+    if state.get("topic") and not state.get("refused"):
+        answer = topic_prefix(str(state["topic"])) + answer
+    kind = state.get("emergency")
+    if kind:
+        # "The knowledge base does not cover this" reads coldly after an escalation.
+        answer = ESCALATION[kind] if state.get("refused") else f"{ESCALATION[kind]}\n\n{answer}"
+    return {"answer": answer}

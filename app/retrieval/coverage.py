@@ -1,0 +1,152 @@
+"""What the cards of the active build cover, as words: the lexicon behind the answerability
+decision and the topic steering of retrieval.
+
+For one build (rebuilt when the active build changes, like the BM25 index):
+- every card's stemmed, accent-folded content words (the tokenizer of app.retrieval.lexical),
+  and each word's inverse document frequency over the cards;
+- for each covered name of kb/vocabulary.yaml, the cards *about* it (the name in the title
+  or topics) and the cards that *mention* it (in the text).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import re
+import threading
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from app.core.text import fold
+from app.core.vocabulary import Entry, Mention, Vocabulary
+from app.retrieval.lexical import tokenize
+from app.store.index import IndexStore
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class CardInfo:
+    id: str
+    title: str
+    topics: list[str]
+    text: str
+    terms: frozenset[str] = frozenset()
+
+
+@dataclass
+class CardLexicon:
+    collection: str
+    cards: dict[str, CardInfo]
+    idf: dict[str, float]
+    about: dict[str, list[str]] = field(default_factory=dict)  # entry name -> card ids
+    mentions: dict[str, list[str]] = field(default_factory=dict)
+
+    @property
+    def max_idf(self) -> float:
+        return max(self.idf.values(), default=1.0)
+
+    def known(self, term: str) -> bool:
+        """Whether any card has the word, or a word of the same stem family ("tont" for
+        "tontura": the stemmer does not join every derived form)."""
+        if term in self.idf:
+            return True
+        if len(term) < 4:
+            return False
+        return any(
+            t.startswith(term) or (len(t) >= 4 and term.startswith(t) and len(term) - len(t) <= 2)
+            for t in self._by_prefix.get(term[:4], ())
+        )
+
+    def __post_init__(self) -> None:
+        self._by_prefix: dict[str, list[str]] = {}
+        for t in self.idf:
+            if len(t) >= 4:
+                self._by_prefix.setdefault(t[:4], []).append(t)
+
+    def coverage(self, terms: Iterable[str], card_id: str) -> float:
+        """IDF-weighted share of `terms` found in the card; a word no card has weighs the
+        most (it is what the question is about and nothing covers it)."""
+        terms = list(dict.fromkeys(terms))
+        if not terms or card_id not in self.cards:
+            return 0.0
+        card = self.cards[card_id].terms
+        weight = {t: self.idf.get(t, self.max_idf * (1.0 if self.known(t) else 1.2)) for t in terms}
+        total = sum(weight.values())
+        return sum(w for t, w in weight.items() if self._in(t, card)) / total if total else 0.0
+
+    @staticmethod
+    def _in(term: str, card: frozenset[str]) -> bool:
+        if term in card:
+            return True
+        return len(term) >= 4 and any(t.startswith(term) for t in card)
+
+    def cards_for(self, entry: Entry) -> tuple[list[str], list[str]]:
+        return self.about.get(entry.name, []), self.mentions.get(entry.name, [])
+
+
+def _contains(folded: str, alias: str) -> bool:
+    return re.search(rf"(?<![\w-]){re.escape(alias)}(?![\w-])", folded) is not None
+
+
+def build_lexicon(collection: str, cards: list[CardInfo], vocabulary: Vocabulary) -> CardLexicon:
+    df: dict[str, int] = {}
+    for card in cards:
+        card.terms = frozenset(tokenize(f"{card.title} {' '.join(card.topics)} {card.text}"))
+        for t in card.terms:
+            df[t] = df.get(t, 0) + 1
+    n = max(len(cards), 1)
+    idf = {t: math.log(1 + n / c) for t, c in df.items()}
+    about: dict[str, list[str]] = {}
+    mentions: dict[str, list[str]] = {}
+    for entry in vocabulary.covered_entries():
+        for card in cards:
+            head = fold(f"{card.title} {' '.join(card.topics)}")
+            body = fold(card.text)
+            if any(_contains(head, a) for a in entry.aliases):
+                about.setdefault(entry.name, []).append(card.id)
+            elif any(_contains(body, a) for a in entry.aliases):
+                mentions.setdefault(entry.name, []).append(card.id)
+    return CardLexicon(collection, {c.id: c for c in cards}, idf, about, mentions)
+
+
+class CardLexiconCache:
+    """The lexicon of the active build, rebuilt when the active build changes."""
+
+    def __init__(self, store: IndexStore, vocabulary: Vocabulary):
+        self.store = store
+        self.vocabulary = vocabulary
+        self._lexicon: CardLexicon | None = None
+        self._lock = threading.Lock()
+
+    def get(self) -> CardLexicon:
+        name = self.store.active_collection().name
+        with self._lock:
+            if self._lexicon is None or self._lexicon.collection != name:
+                rows = self.store.get_rows(where={"chunk_index": 0})
+                cards = [
+                    CardInfo(
+                        id=str(r.metadata["parent_id"]),
+                        title=str(r.metadata.get("parent_title", "")),
+                        topics=[t.strip() for t in str(r.metadata.get("topics", "")).split(",")],
+                        text=str(r.metadata.get("parent_text", "")),
+                    )
+                    for r in rows
+                ]
+                self._lexicon = build_lexicon(name, cards, self.vocabulary)
+                log.info("card lexicon built for %s (%d cards)", name, len(cards))
+            return self._lexicon
+
+
+def mention_cards(lexicon: CardLexicon, mentions: list[Mention]) -> dict[str, float]:
+    """Cards to favour for the covered names a question mentions: about > mentions."""
+    boost: dict[str, float] = {}
+    for m in mentions:
+        if not m.entry.covered:
+            continue
+        about, mentioned = lexicon.cards_for(m.entry)
+        for card in about:
+            boost[card] = max(boost.get(card, 0.0), 1.0)
+        for card in mentioned:
+            boost[card] = max(boost.get(card, 0.0), 0.5)
+    return boost
