@@ -1,8 +1,14 @@
 // The answer view: loading, the streamed answer with citation chips, emergency alert,
-// refusal, and errors with a retry button. Server text only ever goes in as text.
+// refusal (and the not-covered state with its suggestions), and errors with a retry
+// button. Server text only ever goes in as text.
 
+import { decisionOf, technicalDetails } from "./answer-details.js";
 import { tokenize, createChip, upgradeChip } from "./citations.js";
 import { el, clear } from "./dom.js";
+import { errorNotice } from "./errors.js";
+import { shorten } from "./text.js";
+
+const ASKED_CHARS = 200; // a longer question is echoed shortened, with a button for all of it
 
 const EMERGENCY = {
   medical: {
@@ -63,23 +69,43 @@ class StreamRenderer {
 }
 
 export class AnswerView {
-  constructor(root) {
+  /** onSuggest(question): a suggestion of the not-covered state was chosen. */
+  constructor(root, { onSuggest = () => {} } = {}) {
     this.root = root;
     this.asked = root.querySelector("#asked-text");
+    this.askedMore = root.querySelector("#asked-more");
     this.notices = root.querySelector("#answer-notices");
+    this.main = root.querySelector("#answer-main");
     this.body = root.querySelector("#answer-body");
     this.extra = root.querySelector("#answer-extra");
+    this.onSuggest = onSuggest;
     this.renderer = null;
+    this.question = "";
+    this.askedMore.addEventListener("click", () => {
+      const expand = this.askedMore.getAttribute("aria-expanded") !== "true";
+      this.showAsked(expand);
+    });
+  }
+
+  /** "Você perguntou:" with the question, shortened when long (all of it on request). */
+  showAsked(full) {
+    const short = shorten(this.question, ASKED_CHARS);
+    this.asked.textContent = full ? this.question : short;
+    this.askedMore.hidden = short === this.question;
+    this.askedMore.setAttribute("aria-expanded", full ? "true" : "false");
+    this.askedMore.textContent = full ? "Mostrar menos" : "Mostrar a pergunta inteira";
   }
 
   /** A new question: clear the previous answer and show the loading state. */
   start(question) {
     this.root.hidden = false;
     this.root.classList.remove("answer--refused", "answer--error");
-    this.asked.textContent = question;
+    this.question = String(question);
+    this.showAsked(false);
     clear(this.notices);
     clear(this.body);
     clear(this.extra);
+    this.resetMain();
     this.notices.append(
       el(
         "div",
@@ -110,7 +136,8 @@ export class AnswerView {
       this.renderer = new StreamRenderer(this.body);
       this.renderer.append(answer);
     }
-    const byId = new Map((result.citations || []).map((c) => [c.id, c]));
+    const citations = Array.isArray(result.citations) ? result.citations : [];
+    const byId = new Map(citations.map((c) => [c && c.id, c]));
     for (const chip of this.body.querySelectorAll(".chip")) {
       upgradeChip(chip, byId.get(chip.dataset.card));
     }
@@ -123,25 +150,55 @@ export class AnswerView {
       if (first) first.remove();
       this.notices.append(this.emergencyBox(emergency, text));
     }
-    if (result.refused) {
-      this.root.classList.add("answer--refused");
-      this.notices.append(
-        el(
-          "div",
-          { class: "notice notice--refused" },
-          el("p", { class: "notice__title" }, "A base não cobre essa pergunta"),
-          el(
-            "p",
-            {},
-            "Os cartões disponíveis não trazem informação segura sobre isso. " +
-              "Tente perguntar de outro jeito ou fale com o seu médico ou farmacêutico.",
-          ),
-        ),
-      );
-    }
+    if (result.refused) this.showRefusal(result);
     this.body.setAttribute("aria-busy", "false");
-    this.extra.append(this.details(result));
+    this.extra.append(technicalDetails(result));
     this.root.dataset.state = result.refused ? "refused" : "answered";
+  }
+
+  /**
+   * A refusal is said once: the answer text itself becomes the body of the warning box
+   * (the box adds only its title). A not-covered answer adds the close topics the base
+   * does cover, as questions to ask.
+   */
+  showRefusal(result) {
+    this.root.classList.add("answer--refused");
+    this.main.classList.add("notice", "notice--refused");
+    this.main.prepend(el("p", { class: "notice__title" }, "A base não cobre essa pergunta"));
+    const decision = decisionOf(result);
+    if (decision && decision.outcome === "not_covered") {
+      const suggestions = this.suggestions(result.suggestions);
+      if (suggestions) this.main.append(suggestions);
+    }
+  }
+
+  /** Buttons for the contract's `suggestions` ({id, title, question}); null when none. */
+  suggestions(items) {
+    const usable = (Array.isArray(items) ? items : []).filter(
+      (s) => s && typeof s.question === "string" && s.question.trim(),
+    );
+    if (!usable.length) return null;
+    return el(
+      "div",
+      { class: "covered" },
+      el("p", { class: "covered__title" }, "A base responde perguntas próximas, como:"),
+      el(
+        "ul",
+        { class: "covered__list" },
+        ...usable.slice(0, 3).map((s) => {
+          const button = el("button", { type: "button", class: "suggestion" }, s.question.trim());
+          if (typeof s.title === "string" && s.title) button.title = `Cartão: ${s.title}`;
+          button.addEventListener("click", () => this.onSuggest(s.question.trim()));
+          return el("li", {}, button);
+        }),
+      ),
+    );
+  }
+
+  /** The box of a refusal, removed before the next answer. */
+  resetMain() {
+    this.main.classList.remove("notice", "notice--refused");
+    for (const node of [...this.main.children]) if (node !== this.body) node.remove();
   }
 
   emergencyBox(kind, text) {
@@ -158,50 +215,19 @@ export class AnswerView {
     );
   }
 
-  details(result) {
-    const list = el("dl", { class: "details__list" });
-    const row = (term, value) => list.append(el("dt", {}, term), el("dd", {}, value));
-    row("Gerador", String(result.generator ?? ""));
-    const retrieval = (result.retrieval || [])
-      .map((r) => `${r.id} (${Number(r.score).toFixed(2)})`)
-      .join(", ");
-    row("Cartões recuperados", retrieval || "nenhum");
-    const warnings = result.citation_warnings || [];
-    if (warnings.length) row("Avisos de citação", warnings.join("; "));
-    return el(
-      "details",
-      { class: "details" },
-      el("summary", {}, "Detalhes técnicos (para a equipe de suporte)"),
-      list,
-    );
-  }
-
-  /** An error: what happened, the server's message when there is one, and a retry. */
+  /** An error: what happened in plain words, the technical text under details, a retry. */
   fail(error, onRetry) {
     clear(this.notices);
     clear(this.body);
+    this.resetMain();
     this.body.setAttribute("aria-busy", "false");
     this.root.classList.add("answer--error");
     this.root.dataset.state = "error";
-    const hint =
-      error.kind === "network"
-        ? "Verifique sua conexão com a internet e tente de novo."
-        : error.status === 422
-          ? "Revise a pergunta e tente de novo."
-          : "Tente de novo em alguns instantes.";
     const retry = el("button", { type: "button", class: "button button--primary" }, "Tentar de novo");
     retry.addEventListener("click", onRetry);
-    const box = el(
-      "div",
-      { class: "notice notice--error", role: "alert" },
-      el("p", { class: "notice__title" }, "Não foi possível obter a resposta"),
-      el("p", {}, `${error.message || "Erro inesperado."} ${hint}`),
-      error.detail
-        ? el("p", { class: "notice__detail" }, "Mensagem do serviço: ", el("span", { class: "notice__server" }, error.detail))
-        : null,
-      el("p", { class: "notice__actions" }, retry),
+    this.notices.append(
+      errorNotice(error, { title: "Não foi possível obter a resposta", actions: [retry] }),
     );
-    this.notices.append(box);
     return retry;
   }
 

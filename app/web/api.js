@@ -5,16 +5,28 @@ import { readEvents } from "./sse.js";
 const ASK_TIMEOUT_MS = 120_000;
 const CARD_TIMEOUT_MS = 20_000;
 
-/** An error the page can explain: kind is "network", "http", "stream" or "timeout". */
+/**
+ * An error the page can explain (errors.js): kind is "network", "http", "stream" or
+ * "timeout"; code is the API's error code; retryAfter the seconds of a Retry-After header.
+ */
 export class ApiError extends Error {
-  constructor(kind, message, { status = 0, code = "", detail = "" } = {}) {
+  constructor(kind, message, { status = 0, code = "", detail = "", retryAfter = 0 } = {}) {
     super(message);
     this.name = "ApiError";
     this.kind = kind;
     this.status = status;
     this.code = code;
     this.detail = detail;
+    this.retryAfter = retryAfter;
   }
+}
+
+/** Retry-After in seconds (delta-seconds or an HTTP date); 0 when absent or unreadable. */
+function retryAfterSeconds(value) {
+  if (!value) return 0;
+  if (/^\d+$/.test(value.trim())) return Number(value.trim());
+  const when = Date.parse(value);
+  return Number.isNaN(when) ? 0 : Math.max(0, Math.ceil((when - Date.now()) / 1000));
 }
 
 function apiKey() {
@@ -79,6 +91,7 @@ async function httpError(response) {
     status: response.status,
     code,
     detail,
+    retryAfter: retryAfterSeconds(response.headers.get("retry-after")),
   });
 }
 

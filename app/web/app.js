@@ -10,11 +10,18 @@ const $ = (id) => document.getElementById(id);
 const status = $("status");
 const suggestions = $("suggestions");
 
-const answer = new AnswerView($("answer"));
-// On narrow screens the card panel covers the page: the page behind it is made inert
-// (no focus, no screen-reader browsing) and stops scrolling until the panel closes.
+const answer = new AnswerView($("answer"), {
+  onSuggest(question) {
+    form.value = question;
+    ask(question);
+  },
+});
+// On narrow screens the card panel covers the page: the page behind it (the skip link
+// too, which would otherwise draw on top of the panel) is made inert (no focus, no
+// screen-reader browsing) and stops scrolling until the panel closes.
 const narrow = window.matchMedia("(max-width: 63.99rem)");
 const behindPanel = [
+  document.querySelector(".skip-link"),
   document.querySelector(".site-header"),
   $("main"),
   document.querySelector(".site-footer"),
@@ -54,10 +61,13 @@ function announce(message) {
 async function ask(question) {
   if (busy) return;
   busy = true;
-  form.setBusy(true);
-  questions.setDisabled(true);
   suggestions.hidden = true;
   answer.start(question);
+  // Disabling the box would drop focus to the page body: keep it on the answer heading,
+  // where the answer is about to appear.
+  $("answer-title").focus({ preventScroll: true });
+  form.setBusy(true);
+  questions.setDisabled(true);
   $("answer").scrollIntoView({ block: "nearest" });
   announce("Buscando a resposta…");
   let retry = null;
@@ -80,6 +90,8 @@ async function ask(question) {
     questions.add(question, null);
     if (!form.value.trim()) form.value = question;
     retry = answer.fail(err, () => ask(question));
+    // The alert box reads the details; the status must not stay on "Buscando…".
+    announce("Não foi possível obter a resposta.");
   } finally {
     busy = false;
     form.setBusy(false);
@@ -91,6 +103,13 @@ async function ask(question) {
     } else form.focus();
   }
 }
+
+// The skip link moves focus without a #fragment navigation (which would add a history
+// entry that Back then has to step over).
+document.querySelector(".skip-link").addEventListener("click", (event) => {
+  event.preventDefault();
+  form.focus();
+});
 
 // Chips: one listener for all of them (buttons, so Enter and Space click them too).
 $("answer-body").addEventListener("click", (event) => {
@@ -104,3 +123,12 @@ for (const button of suggestions.querySelectorAll(".suggestion")) {
     ask(button.textContent);
   });
 }
+
+// A reload (or Back-then-Forward) keeps the conversation: show its latest answer again.
+// A card that was open stays open.
+const latest = questions.latest;
+if (latest && latest.result) {
+  answer.show(latest.question, latest.result);
+  suggestions.hidden = true;
+}
+panel.follow(window.history.state);

@@ -1,9 +1,14 @@
 // The side panel with a cited card: full text, source, license, access date.
-// Opened from a chip (click, Enter or Space); Escape or the close button closes it and
-// focus goes back to the chip that opened it.
+// Opened from a chip (click, Enter or Space); Escape, the close button, "Voltar à
+// resposta" at its end, or the browser's Back button close it, and focus goes back to the
+// chip that opened it (Forward opens it again). When it covers the page (aria-modal,
+// narrow screens) Tab and Shift+Tab stay inside it.
 
 import { getCard } from "./api.js";
 import { el, clear, paragraphs, formatDate } from "./dom.js";
+import { errorNotice } from "./errors.js";
+
+const FOCUSABLE = 'button:not([disabled]), a[href], summary, [tabindex]:not([tabindex="-1"])';
 
 export class CardPanel {
   constructor(root, { onToggle = () => {} } = {}) {
@@ -13,13 +18,60 @@ export class CardPanel {
     this.onToggle = onToggle;
     this.opener = null;
     this.requested = null;
+    // Opening pushes a history entry, so that Back closes the card instead of leaving the
+    // page; closing otherwise goes back over that entry (and ignores its popstate).
+    this.pushed = false;
+    this.ignorePops = 0;
     root.querySelector("#card-panel-close").addEventListener("click", () => this.close());
+    root.querySelector("#card-panel-back").addEventListener("click", () => this.close());
     document.addEventListener("keydown", (event) => {
       if (event.key === "Escape" && !this.root.hidden && !event.defaultPrevented) {
         event.preventDefault();
         this.close();
       }
     });
+    root.addEventListener("keydown", (event) => this.trapTab(event));
+    window.addEventListener("popstate", (event) => {
+      if (this.ignorePops > 0) {
+        this.ignorePops -= 1;
+        return;
+      }
+      this.follow(event.state);
+    });
+  }
+
+  /**
+   * Follow the history entry the page is on: a card's entry (Forward, or a reload while
+   * a card was open) opens that card; any other entry (Back) closes the panel.
+   */
+  follow(state) {
+    const id = state && typeof state.cardPanel === "string" ? state.cardPanel : "";
+    if (id) {
+      if (this.isOpen && this.requested === id) return;
+      this.pushed = true; // already on the card's entry: open() must not push another
+      const chip = document.querySelector(`#answer-body .chip[data-card="${CSS.escape(id)}"]`);
+      this.open(id, chip);
+    } else if (this.pushed) {
+      this.pushed = false;
+      this.close();
+    }
+  }
+
+  /** Tab from the last control goes to the first one (and back) while the panel is modal. */
+  trapTab(event) {
+    if (event.key !== "Tab" || this.root.getAttribute("aria-modal") !== "true") return;
+    const items = [...this.root.querySelectorAll(FOCUSABLE)].filter((n) => n.getClientRects().length);
+    if (!items.length) return;
+    const first = items[0];
+    const last = items[items.length - 1];
+    const active = document.activeElement;
+    if (event.shiftKey && active === first) {
+      event.preventDefault();
+      last.focus();
+    } else if (!event.shiftKey && active === last) {
+      event.preventDefault();
+      first.focus();
+    }
   }
 
   get isOpen() {
@@ -31,6 +83,15 @@ export class CardPanel {
     this.opener = opener || null;
     if (this.opener) this.opener.setAttribute("aria-expanded", "true");
     this.requested = id;
+    if (this.pushed) {
+      window.history.replaceState({ cardPanel: id }, "");
+    } else {
+      // Manual scroll restoration (kept by the entries of this document): going back over
+      // the card's entry must not jump the page to where it was, or to a #fragment.
+      window.history.scrollRestoration = "manual";
+      window.history.pushState({ cardPanel: id }, "");
+      this.pushed = true;
+    }
     this.root.hidden = false;
     this.root.dataset.card = id;
     this.onToggle(true);
@@ -80,20 +141,14 @@ export class CardPanel {
     retry.addEventListener("click", () => this.open(id, this.opener));
     const notFound = error.status === 404;
     this.content.append(
-      el(
-        "div",
-        { class: "notice notice--error", role: "alert" },
-        el(
-          "p",
-          { class: "notice__title" },
-          notFound ? "Cartão não encontrado" : "Não foi possível carregar o cartão",
-        ),
-        el("p", {}, error.message || "Erro inesperado."),
-        error.detail
-          ? el("p", { class: "notice__detail" }, "Mensagem do serviço: ", el("span", { class: "notice__server" }, error.detail))
-          : null,
-        notFound ? null : el("p", { class: "notice__actions" }, retry),
-      ),
+      errorNotice(error, {
+        title: notFound ? "Cartão não encontrado" : "Não foi possível carregar o cartão",
+        message: notFound
+          ? "Este cartão não está mais na base: ele pode ter sido retirado ou atualizado " +
+            "depois desta resposta."
+          : "",
+        actions: notFound ? [] : [retry],
+      }),
     );
   }
 
@@ -103,6 +158,11 @@ export class CardPanel {
     // new question beside the open panel keeps their place.
     const active = document.activeElement;
     const refocus = !active || active === document.body || this.root.contains(active);
+    if (this.pushed) {
+      this.pushed = false;
+      this.ignorePops += 1;
+      window.history.back();
+    }
     this.root.hidden = true;
     this.requested = null;
     delete this.root.dataset.card;

@@ -10,11 +10,19 @@ from __future__ import annotations
 
 from collections.abc import Generator, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, Page, sync_playwright
+from playwright.sync_api import Browser, Page, ViewportSize, sync_playwright
 
-from tests.browser.pages import CHROMIUM_ARGS, PageProblems, open_page, require_chromium
+from tests.browser.pages import (
+    CHROMIUM_ARGS,
+    DESKTOP,
+    PHONE,
+    PageProblems,
+    open_page,
+    require_chromium,
+)
 from tests.service import ROOT, Service, ingest, service_env
 
 ARTIFACTS = ROOT / "artifacts" / "browser"
@@ -68,16 +76,17 @@ def problems() -> PageProblems:
     return PageProblems()
 
 
-@pytest.fixture
-def page(
+def _checked_page(
     browser: Browser,
     service: Service,
     problems: PageProblems,
     request: pytest.FixtureRequest,
     artifacts: Path,
+    viewport: ViewportSize,
+    **context_args: Any,
 ) -> Iterator[Page]:
-    """A desktop-sized page on the running service, checked for problems at the end."""
-    context, pg = open_page(browser, service.url, problems)
+    """A page on the running service, screenshotted on failure and checked for problems."""
+    context, pg = open_page(browser, service.url, problems, viewport=viewport, **context_args)
     pg.goto(service.url + "/")
     yield pg
     failed = getattr(request.node, "rep_call", None)
@@ -87,3 +96,32 @@ def page(
     assert not problems.errors, f"uncaught errors in the page: {problems.errors}"
     assert not problems.dialogs, f"the page opened JavaScript dialogs: {problems.dialogs}"
     assert not problems.csp, f"Content-Security-Policy violations: {problems.csp}"
+
+
+@pytest.fixture
+def page(
+    browser: Browser,
+    service: Service,
+    problems: PageProblems,
+    request: pytest.FixtureRequest,
+    artifacts: Path,
+) -> Iterator[Page]:
+    """A desktop-sized page on the running service, checked for problems at the end."""
+    yield from _checked_page(browser, service, problems, request, artifacts, DESKTOP)
+
+
+@pytest.fixture(params=["desktop", "phone"])
+def screen(
+    browser: Browser,
+    service: Service,
+    problems: PageProblems,
+    request: pytest.FixtureRequest,
+    artifacts: Path,
+) -> Iterator[Page]:
+    """The same page at desktop size (1280x800) and at phone size (390x844, touch)."""
+    if request.param == "phone":
+        yield from _checked_page(
+            browser, service, problems, request, artifacts, PHONE, has_touch=True
+        )
+    else:
+        yield from _checked_page(browser, service, problems, request, artifacts, DESKTOP)

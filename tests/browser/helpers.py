@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import re
+from collections.abc import Callable
 from typing import Any
 
-from playwright.sync_api import Page, Request, expect
+from playwright.sync_api import Page, Request, Route, expect
 
 LEVO = "devo tomar a levotiroxina com o estômago vazio?"
 OUT_OF_SCOPE = "qual a capital da Austrália?"
@@ -82,3 +84,37 @@ def horizontal_overflow(page: Page) -> int:
     return int(
         page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
     )
+
+
+def page_fits(page: Page) -> bool:
+    """The page does not scroll sideways (what the patient review measured)."""
+    return bool(page.evaluate("document.scrollingElement.scrollWidth <= window.innerWidth"))
+
+
+def is_phone(page: Page) -> bool:
+    size = page.viewport_size
+    return bool(size and size["width"] < 600)
+
+
+def fulfill_sse(body: str) -> Callable[[Route], None]:
+    """A route handler answering with an event-stream body."""
+
+    def handler(route: Route) -> None:
+        route.fulfill(status=200, content_type="text/event-stream", body=body.encode())
+
+    return handler
+
+
+def contrast(css_color: str, background: tuple[int, int, int] = (255, 255, 255)) -> float:
+    """WCAG contrast ratio of an opaque computed colour ("rgb(r, g, b)") against a background."""
+    values = [float(v) for v in re.findall(r"[\d.]+", css_color)]
+    if len(values) == 4 and values[3] < 1:
+        raise AssertionError(f"translucent colour {css_color}: contrast depends on what is behind")
+
+    def luminance(rgb: tuple[float, ...]) -> float:
+        linear = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in rgb]
+        return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+    a = luminance(tuple(v / 255 for v in values[:3]))
+    b = luminance(tuple(v / 255 for v in background))
+    return (max(a, b) + 0.05) / (min(a, b) + 0.05)
