@@ -2,9 +2,39 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field, field_validator
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, Field, StringConstraints, field_validator
 
 QUESTION_MAX = 2000
+HISTORY_TURNS_MAX = 3
+HISTORY_QUESTION_MAX = 500
+HISTORY_CITATIONS_MAX = 6
+CARD_ID = r"^card-\d{3,6}$"
+
+
+class HistoryTurn(BaseModel):
+    """One earlier turn of the same conversation, as the client received it."""
+
+    question: str = Field(
+        description=f"The earlier question, 1-{HISTORY_QUESTION_MAX} characters after trimming",
+        json_schema_extra={"minLength": 1, "maxLength": HISTORY_QUESTION_MAX, "pattern": "\\S"},
+    )
+    citations: list[Annotated[str, StringConstraints(pattern=CARD_ID)]] = Field(
+        default_factory=list,
+        max_length=HISTORY_CITATIONS_MAX,
+        description="Card ids the earlier answer cited",
+    )
+
+    @field_validator("question")
+    @classmethod
+    def _trimmed(cls, value: str) -> str:
+        value = value.strip()
+        if not 1 <= len(value) <= HISTORY_QUESTION_MAX:
+            raise ValueError(
+                f"must be 1-{HISTORY_QUESTION_MAX} characters after trimming, got {len(value)}"
+            )
+        return value
 
 
 class AskRequest(BaseModel):
@@ -14,6 +44,12 @@ class AskRequest(BaseModel):
         json_schema_extra={"minLength": 1, "maxLength": QUESTION_MAX, "pattern": "\\S"},
     )
     top_k: int | None = Field(default=None, ge=1, le=20, description="Cards to retrieve (1-20)")
+    history: list[HistoryTurn] = Field(
+        default_factory=list,
+        max_length=HISTORY_TURNS_MAX,
+        description=f"Up to {HISTORY_TURNS_MAX} earlier turns of the conversation, oldest first: "
+        "a follow-up that names no topic of its own is answered about theirs",
+    )
 
     @field_validator("question")
     @classmethod
@@ -39,16 +75,41 @@ class RetrievedCard(BaseModel):
     score: float
 
 
+class Decision(BaseModel):
+    outcome: Literal["answer", "not_covered", "emergency"]
+    reason: str = Field(description="One plain sentence for support staff")
+    signals: dict[str, Any] = Field(description="What the decision used (for support staff)")
+
+
+class Suggestion(BaseModel):
+    id: str
+    title: str
+    question: str = Field(description="A question the page can ask when the patient clicks it")
+
+
 class AskResponse(BaseModel):
     answer: str
     citations: list[Citation]
     refused: bool
     citation_warnings: list[str]
     retrieval: list[RetrievedCard]
-    emergency: str | None = Field(
-        default=None, description="'medical' or 'self_harm' when escalated"
+    emergency: Literal["medical", "poisoning", "self_harm"] | None = Field(
+        default=None,
+        description="'medical' (SAMU 192), 'poisoning' (SAMU 192 and Disque-Intoxicação "
+        "0800 722 6001) or 'self_harm' (CVV 188 and SAMU 192) when escalated",
     )
     generator: str = Field(description="extractive, openai, extractive-fallback or none")
+    decision: Decision
+    uncovered_terms: list[str] = Field(
+        default_factory=list, description="What the question names that the cards do not cover"
+    )
+    suggestions: list[Suggestion] = Field(
+        default_factory=list,
+        description="With a not-covered answer: up to 3 close covered topics (not citations)",
+    )
+    topic: str | None = Field(
+        default=None, description="The topic a follow-up was assumed to be about"
+    )
 
 
 class SearchResult(BaseModel):

@@ -287,6 +287,10 @@ _SEVERE_HYPO = _any(
 _VOMIT = _any(
     r"vomit\w*", r"gomit\w*", r"botando tudo pra fora", r"colocando tudo pra fora", r"enjoo forte"
 )
+_VOMIT = _any(
+    _VOMIT,
+    r"(?:tudo|nada) (?:que|q) (?:come|bebe|como|bebo)\W+(?:\w+\W+){0,2}?(?:volta|para no estomago)",
+)
 _DIARRHOEA = _any(r"diarreia", r"caganeira", r"soltura", r"intestino solto", r"desarranjo")
 _DRY = _any(
     r"desidrat\w*",
@@ -305,6 +309,12 @@ _DRY = _any(
     r"fraco demais",
     r"fraca demais",
     r"mal consegue (?:levantar|ficar em pe|andar)",
+)
+_DRY = _any(
+    _DRY,
+    r"xixi escuro",
+    r"quase nao (?:faz|faco|fez) xixi",
+    r"(?:tudo|nada) (?:que|q) (?:come|bebe|como|bebo)\W+(?:\w+\W+){0,2}?(?:volta|sai|para)",
 )
 _DAYS = _any(
     r"\d+ dias",
@@ -336,6 +346,18 @@ _CONFUSED = _any(
     r"nao (?:acorda direito|consegue ficar acordad\w*)",
     r"perdid[oa] (?:nas palavras|no tempo|em casa)",
     r"nao (?:lembra|sabe) (?:o proprio nome|que dia)",
+)
+_CONFUSED = _any(
+    _CONFUSED,
+    r"fora de si",
+    r"variando",
+    r"vendo coisas",
+    r"alucin\w*",
+    r"dopad[oa]",
+    r"nao (?:consegue|conseguia) ficar acordad\w*",
+    r"esquisit\w* e (?:sonolent|confus|lerd)\w*",
+    r"nao sabe (?:onde (?:ta|esta)|quem (?:e|sou))",
+    r"falando (?:sozinh|besteira|coisa estranha)\w*",
 )
 _NEW_MED = _any(
     r"remedio novo",
@@ -487,7 +509,9 @@ CONCEPTS: list[tuple[str, str, str]] = [
         "self_harm",
         "explicit",
         _any(
-            r"suicid\w*",
+            r"(?:pensamentos?|ideias?|ideacao|risco|tentativa|tentou|tentei|penso em|pensando em|pensa em|"
+            r"quer|quero|vontade de|planejando|plano de|cometer|vai cometer) (?:\w+\s+){0,2}?suicid\w*",
+            r"suicid\w* (?:\w+\s+){0,2}?(?:hoje|agora|amanha|essa noite|de novo)",
             r"me matar",
             r"se matar",
             r"matar a mim",
@@ -588,6 +612,86 @@ CONCEPTS: list[tuple[str, str, str]] = [
     ),
 ]
 
+# Wordings of the same signs and intents that the first list does not name, kept apart so
+# each list stays readable.
+CONCEPTS += [
+    # The topic named without an intent ("antidepressivo causa suicídio?"): escalated unless
+    # the question is plainly informational (see `assess`).
+    ("self_harm", "topic", r"suicid\w*|automutila\w*|se cortar|auto ?exterminio|autolesao"),
+    (
+        "self_harm",
+        "method",
+        r"(?:quanto|quantos|quantas|qual quantidade|que quantidade)\W+(?:\w+\W+){0,6}?"
+        r"(?:aguenta|derruba\w*|apaga\w*|e demais pra|faz mal de verdade|resolve\w*|seria suficiente|bastaria|"
+        r"precisa pra|pra derrubar|pra apagar)",
+    ),
+    (
+        "self_harm",
+        "method",
+        r"(?:nao deixa|pra nao|para nao|faz) (?:a pessoa |eu )?(?:acordar|voltar) (?:mais|nunca)|nao tenha volta|"
+        r"(?:derrubar|apagar) de vez|passar do limite de proposito|limite (?:\w+\s+){0,3}?pra passar",
+    ),
+    (
+        "self_harm",
+        "method",
+        r"(?:mata|matar|morre|morrer|morte|fatal|letal|mortal|overdose)\W+(?:\w+\W+){0,6}?" + _PILLS
+        + r"|" + _PILLS + r"\W+(?:\w+\W+){0,6}?(?:mata|matar|morre|morrer|fatal|letal|mortal)\b",
+    ),
+    (
+        "poisoning",
+        "poisoning",
+        r"(?:bebeu|bebi|engoliu|engoli|tomou|tomei|comeu|colocou na boca)\W+(?:\w+\W+){0,4}?"
+        r"(?:agua sanitaria|candida|qboa|desinfetante|produto de limpeza|soda caustica|querosene|gasolina|"
+        r"thinner|alvejante|veneno|raticida|chumbinho|inseticida|formicida|agrotoxico|removedor|acetona)",
+    ),
+    (
+        "poisoning",
+        "poisoning",
+        r"(?:tomou|tomei|engoliu|engoli|deu|dei)\W+(?:\w+\W+){0,2}?(?:varios|varias|muitos|muitas|um monte de|"
+        r"uma porcao de|uma mao cheia de|um punhado de)\W+(?:\w+\W+){0,2}?" + _PILLS,
+    ),
+    (
+        "poisoning",
+        "poisoning",
+        r"(?:remedio|comprimido|dose|medicamento|xarope)\w*\W+(?:\w+\W+){0,3}?(?:de outra pessoa|de outro|"
+        r"do vizinho|da vizinha|errad[oa]|trocad[oa])|dose errada|remedios? errado",
+    ),
+    (
+        "self_harm",
+        "method",
+        _any(
+            r"(?:o que acontece|acontece o que|morre|morro|mata)\W+(?:\w+\W+){0,3}?se (?:eu |a pessoa |alguem )?"
+            r"(?:tomar|tomasse|engolir|engolisse)\W+(?:\w+\W+){0,2}?(?:a caixa|a cartela|as cartelas|todos|todas|"
+            r"tudo|o vidro|o frasco)",
+            r"se (?:eu )?(?:tomar|tomasse|engolir) (?:\w+\s+){0,2}?(?:tudo|todos|todas|a cartela|a caixa|o vidro)"
+            r"(?:\W+\w+){0,4}?\W+(?:morro|morreria|mata|acordo|acordaria)",
+            r"(?:vou|quero|pensei em|penso em|pensando em|vontade de) (?:\w+\s+)?(?:tomar|engolir) (?:\w+\s+){0,2}?"
+            r"(?:tudo|todos|todas|a cartela|a caixa|o vidro|as cartelas|todos os (?:meus )?remedios|os remedios todos)",
+            r"(?:remedio|comprimido|veneno)\w*\W+(?:\w+\W+){0,2}?(?:que|pra|para) (?:matar|morrer|mata|morre)\b",
+            r"tomar veneno|beber veneno|(?:comprei|tenho|guardei) (?:\w+\s+){0,2}?veneno",
+        ),
+    ),
+    (
+        "self_harm",
+        "implicit",
+        _any(
+            r"(?:que|queria que|pedindo pra|peco pra) deus (?:me )?lev\w*",
+            r"fundo do poco",
+            r"fazer (?:uma )?(?:loucura|besteira)",
+            r"(?:minha )?ultima mensagem",
+            r"descansar (?:pra|para) sempre",
+            r"nao (?:quero|queria) (?:mais )?acordar",
+            r"(?:prefiro|melhor|preferia) morrer",
+            r"morrer (?:seria|ia ser) (?:melhor|um alivio|bom)",
+            r"se (?:eu )?(?:morresse|sumisse|nao estivesse aqui|nao existisse)",
+            r"nao tenho (?:mais )?forcas? (?:pra|para) (?:viver|continuar|nada|seguir)",
+            r"(?:esta|ta|anda|vive|fica) se (?:cortando|machucando|ferindo)",
+            r"se machuc\w* de proposito",
+            r"(?:quer|queria|pensa em|pensando em|fala em|falando em|falou em) (?:se )?(?:matar|morrer|sumir)",
+            r"vai se matar|vai acabar com (?:a )?(?:propria )?vida",
+        ),
+    ),
+]
 _INFORMATIONAL = re.compile(
     _any(
         r"^(?:\w+\W+){0,3}?(?:o que e|o q e|oq e|oque e|o que sao|que e|como e|qual e|quais sao|quais os|qual a "
@@ -606,6 +710,14 @@ _INFORMATIONAL = re.compile(
         r"\b(?:pode causar|pode dar|pode provocar|risco de|tem risco|aumenta o risco|previne|prevenir|evitar)\b",
         r"\b(?:quem (?:ja )?(?:teve|tem|sofreu)|pessoas? que (?:ja )?(?:teve|tiveram|tem))\b",
     )
+)
+_INFORMATIONAL_MORE = re.compile(
+    r"\b(?:e normal|eh normal|e verdade|eh verdade|tem como saber|pode acontecer|quanto tempo dura|"
+    r"existe risco|corre risco|como ajudar|como agir|o que devo fazer se|devo me preocupar)\b"
+    # a hypothetical: "se (um dia) ficar / aparecer / acontecer / tiver / sentir / der ..."
+    r"|(?:^|[,;.?!]\s*|\b(?:e|mas|caso)\s+)se (?:um dia |algum dia |por acaso |alguma vez )?"
+    r"(?:\w+\s+){0,3}?(?:ficar|aparecer|acontecer|tiver|sentir|der|vier|comecar|surgir|notar|"
+    r"perceber|estiver|for|houver|acontecesse|tivesse|sentisse)\b"
 )
 _PRESENT = re.compile(
     _any(
@@ -714,65 +826,80 @@ class Bank:
     subkinds: list[str]
     texts: list[str]
     vectors: np.ndarray
+    folded: list[str] = field(default_factory=list)
 
 
-def load_bank_items(path: Path | None = None) -> list[tuple[str, str, str]]:
-    """(kind, subkind, text) exemplars; kind "informational" marks a non-emergency."""
-    raw = yaml.safe_load((path or DATA / "emergency_bank.yaml").read_text(encoding="utf-8"))
+BANKS = ("emergency_bank.yaml", "emergency_bank_tune.yaml")
+
+
+def load_bank_items(paths: list[Path] | None = None) -> list[tuple[str, str, str]]:
+    """(kind, subkind, text) exemplars; kind "informational" marks a non-emergency. The
+    second bank is the tuning half of the safety set (written by `python -m evaluation.banks`)."""
     items = []
-    for group in raw:
-        for text in group["examples"]:
-            items.append((group["kind"], group["subkind"], str(text)))
+    for path in paths or [DATA / name for name in BANKS]:
+        for group in yaml.safe_load(path.read_text(encoding="utf-8")):
+            for text in group["examples"]:
+                items.append((group["kind"], group["subkind"], str(text)))
     return items
 
 
 class EmergencyDetector:
     """Concepts + tense cues + semantic neighbours. Build once per process."""
 
-    # Tuned on the tuning half of tests/eval/safety.yaml (README, "Safety").
-    SEMANTIC_MIN = 0.62  # nearest emergency exemplar at least this close ...
-    SEMANTIC_MARGIN = 0.03  # ... and closer than the nearest informational one by this much
-    SELF_HARM_MIN = 0.60  # self-harm: a lower bar (a missed case is the worst outcome)
+    # Measured on the tuning half, leave-one-out (README, "Safety"): the exemplars alone
+    # reach 0.80 recall with no false alarm at 0.42 / margin 0.05; self-harm takes a lower
+    # bar, because a missed case is the worst outcome and a false alarm only adds a line.
+    SEMANTIC_MIN = 0.42  # mean similarity of the two nearest exemplars of a kind ...
+    SEMANTIC_MARGIN = 0.05  # ... above the nearest informational ones by this much
+    SELF_HARM_MIN = 0.40
+    SELF_HARM_MARGIN = 0.03
 
-    def __init__(self, embed: Callable[[list[str]], np.ndarray], bank_path: Path | None = None):
+    def __init__(self, embed: Callable[[list[str]], np.ndarray], bank_paths: list[Path] | None = None):
         self._embed = embed
-        self._bank_path = bank_path
+        self._bank_paths = bank_paths
         self._bank: Bank | None = None
         self._lock = threading.Lock()
 
     def bank(self) -> Bank:
         with self._lock:
             if self._bank is None:
-                items = load_bank_items(self._bank_path)
+                items = load_bank_items(self._bank_paths)
                 vectors = self._embed([fold(t) for _, _, t in items])
                 self._bank = Bank(
                     [k for k, _, _ in items],
                     [s for _, s, _ in items],
                     [t for *_, t in items],
                     vectors,
+                    [fold(t) for *_, t in items],
                 )
             return self._bank
 
-    def neighbours(self, vector: np.ndarray) -> dict[str, tuple[float, str]]:
-        """Best similarity per kind (medical, poisoning, self_harm, informational)."""
+    def neighbours(self, vector: np.ndarray, folded: str = "") -> dict[str, tuple[float, str]]:
+        """Per kind (medical, poisoning, self_harm, informational): the mean similarity of its
+        two nearest exemplars, and the subkind of the nearest. An exemplar identical to the
+        question is skipped, so the tuning half is measured leave-one-out."""
         bank = self.bank()
         sims = bank.vectors @ vector
-        best: dict[str, tuple[float, str]] = {}
+        per_kind: dict[str, list[tuple[float, str]]] = {}
         for i, kind in enumerate(bank.kinds):
-            s = float(sims[i])
-            if kind not in best or s > best[kind][0]:
-                best[kind] = (s, bank.subkinds[i])
-        return best
+            if folded and bank.folded[i] == folded:
+                continue
+            per_kind.setdefault(kind, []).append((float(sims[i]), bank.subkinds[i]))
+        out = {}
+        for kind, pairs in per_kind.items():
+            pairs.sort(reverse=True)
+            out[kind] = (sum(p[0] for p in pairs[:2]) / len(pairs[:2]), pairs[0][1])
+        return out
 
     def assess(self, text: str, vector: np.ndarray | None = None) -> Assessment:
         folded = fold(text)
         hits = concept_hits(folded)
-        informational = bool(_INFORMATIONAL.search(folded))
+        informational = bool(_INFORMATIONAL.search(folded) or _INFORMATIONAL_MORE.search(folded))
         present = bool(_PRESENT.search(folded))
         negated = bool(_NEGATED_SIGN.search(folded))
         if vector is None:
             vector = self._embed([folded])[0]
-        near = self.neighbours(np.asarray(vector))
+        near = self.neighbours(np.asarray(vector), folded)
         signals: dict[str, Any] = {
             "concepts": sorted({f"{k}:{s}" for k, s in hits}),
             "informational_cue": informational,
@@ -782,18 +909,22 @@ class EmergencyDetector:
         }
         info_sim = near.get("informational", (-1.0, ""))[0]
 
-        def semantic(kind: str, minimum: float) -> str | None:
+        def semantic(kind: str, minimum: float, margin: float) -> str | None:
             sim, sub = near.get(kind, (-1.0, ""))
-            if sim >= minimum and sim - info_sim >= self.SEMANTIC_MARGIN:
+            if sim >= minimum and sim - info_sim >= margin:
                 return sub
             return None
 
         # Self-harm first: it must never be missed, and it outranks poisoning (intent).
         sh = [s for k, s in hits if k == "self_harm"]
-        if sh and not (informational and not present and not _first_person(folded)):
+        intent = [s for s in sh if s != "topic"]
+        if intent and not (informational and not present and not _first_person(folded)):
+            return Assessment("self_harm", intent[0], {**signals, "by": "concept"})
+        if sh and not informational:
             return Assessment("self_harm", sh[0], {**signals, "by": "concept"})
-        sub = semantic("self_harm", self.SELF_HARM_MIN)
-        if sub and not hits:
+        sub = semantic("self_harm", self.SELF_HARM_MIN, self.SELF_HARM_MARGIN)
+        other = max(near.get(k, (-1.0, ""))[0] for k in ("medical", "poisoning"))
+        if sub and (not hits or near["self_harm"][0] >= other):
             return Assessment("self_harm", sub, {**signals, "by": "neighbours"})
 
         event = present or not informational
@@ -804,8 +935,9 @@ class EmergencyDetector:
         if medical and event and not (negated and not present):
             return Assessment("medical", medical[0], {**signals, "by": "concept"})
         if event:
-            for kind in ("poisoning", "medical"):
-                sub = semantic(kind, self.SEMANTIC_MIN)
+            kinds = sorted(("poisoning", "medical"), key=lambda k: -near.get(k, (-1.0, ""))[0])
+            for kind in kinds:
+                sub = semantic(kind, self.SEMANTIC_MIN, self.SEMANTIC_MARGIN)
                 if sub:
                     return Assessment(kind, sub, {**signals, "by": "neighbours"})
         return Assessment(None, None, signals)

@@ -10,10 +10,18 @@ from fastapi import APIRouter
 from fastapi.responses import StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
-from app.agent.state import AgentState
+from app.agent.state import AgentState, Turn
 from app.api.deps import ResourcesDep
 from app.api.metrics import observe_steps
-from app.api.schemas import AskRequest, AskResponse, Citation, ErrorBody, RetrievedCard
+from app.api.schemas import (
+    AskRequest,
+    AskResponse,
+    Citation,
+    Decision,
+    ErrorBody,
+    RetrievedCard,
+    Suggestion,
+)
 
 router = APIRouter(prefix="/api", tags=["ask"])
 
@@ -50,13 +58,22 @@ def to_response(state: AgentState) -> AskResponse:
         retrieval=[
             RetrievedCard(id=c.id, score=round(c.score, 4)) for c in state.get("candidates", [])
         ],
-        emergency=state.get("emergency"),
+        emergency=state.get("emergency"),  # type: ignore[arg-type]
         generator=state.get("generator", "none"),
+        decision=Decision(
+            outcome=state["decision"]["outcome"],
+            reason=state["decision"]["reason"],
+            signals=state["decision"]["signals"],
+        ),
+        uncovered_terms=list(state.get("uncovered_terms", [])),
+        suggestions=[Suggestion(**s) for s in state.get("suggestions", [])],
+        topic=state.get("topic"),
     )
 
 
 async def _answer(body: AskRequest, resources: ResourcesDep) -> AskResponse:
-    state = await run_in_threadpool(resources.agent.ask, body.question, body.top_k)
+    history = [Turn(question=t.question, citations=list(t.citations)) for t in body.history]
+    state = await run_in_threadpool(resources.agent.ask, body.question, body.top_k, history)
     observe_steps(state.get("timings_ms", {}))
     return to_response(state)
 
