@@ -1,0 +1,123 @@
+"""One feedback service per process: the store, the answer recorder, and the two things
+the API needs: `record_answer` (called by /api/ask) and `add_feedback`.
+
+Created lazily per process, like the embedder (after gunicorn forks); the app's lifespan
+starts it (schema, purge) and stops it (flushes the queue).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+import threading
+import time
+from collections.abc import Callable
+
+from starlette.concurrency import run_in_threadpool
+
+from app.agent.safety import clean_question
+from app.agent.state import AgentState
+from app.core.config import Settings
+from app.feedback.metrics import FEEDBACK_STORED, WRITE_FAILURES
+from app.feedback.recorder import AnswerRecorder, utcnow
+from app.feedback.store import AnswerRecord, FeedbackStore, FeedbackStoreError
+from app.store.index import IndexStore
+
+log = logging.getLogger(__name__)
+
+# How long POST /api/feedback waits for an answer another worker has not written yet
+# (a client may rate an answer milliseconds after receiving it). Only unknown ids pay it.
+ANSWER_WAIT_S = 1.0
+_POLL_S = 0.05
+_PROBE = "pergunta"
+
+
+def storable_question(query: str) -> str:
+    """The agent's query, checked once more for personal data. clean_question keeps the
+    text as it was when stripping would leave nothing (a "question" that is only a CPF or
+    a phone number): behind a neutral word, stripping leaves something, so that case is
+    caught here and stored as an empty question (left out of the gaps report)."""
+    cleaned = clean_question(f"{_PROBE} {query}")
+    return re.sub(rf"^{_PROBE}\b[\s,;:.]*", "", cleaned).strip()
+
+
+def outcome_of(state: AgentState) -> str:
+    if state.get("emergency"):
+        return "emergency"
+    return "refused" if state.get("refused") else "answered"
+
+
+class FeedbackService:
+    def __init__(self, settings: Settings):
+        self.store = FeedbackStore(
+            settings.feedback_database_url.get_secret_value(), settings.feedback_retention_days
+        )
+        self.recorder = AnswerRecorder(self.store, settings.feedback_queue_max)
+
+    def start(self) -> None:
+        self.recorder.start()
+
+    def stop(self) -> None:
+        self.recorder.stop()
+
+    def record(self, state: AgentState, answer_id: str, build_source: Callable[[], str]) -> None:
+        record = AnswerRecord(
+            answer_id=answer_id,
+            created_at=utcnow(),
+            question=storable_question(state.get("query", "")),
+            outcome=outcome_of(state),
+            cited=list(state.get("citations", [])),
+            retrieval=[(c.id, round(c.score, 4)) for c in state.get("candidates", [])],
+            build_id="",
+        )
+        self.recorder.submit(record, build_source)
+
+    async def add_feedback(self, answer_id: str, helpful: bool, reason: str | None) -> bool:
+        """Store a rating; False when the answer is unknown or expired. An answer still
+        queued here, or perhaps in another worker, is waited for up to ANSWER_WAIT_S.
+        Raises FeedbackStoreError when the store cannot be read or written."""
+        deadline = time.monotonic() + ANSWER_WAIT_S
+        while True:
+            while self.recorder.is_pending(answer_id) and time.monotonic() < deadline:
+                await asyncio.sleep(0.005)
+            try:
+                stored = await run_in_threadpool(
+                    self.store.add_feedback, answer_id, helpful, reason, utcnow()
+                )
+            except FeedbackStoreError:
+                WRITE_FAILURES.labels(what="feedback").inc()
+                raise
+            if stored:
+                FEEDBACK_STORED.labels(helpful=str(helpful).lower()).inc()
+                return True
+            if time.monotonic() >= deadline:
+                return False
+            await asyncio.sleep(_POLL_S)
+
+
+_services: dict[tuple[str, int, int], FeedbackService] = {}
+_services_lock = threading.Lock()
+
+
+def get_feedback(settings: Settings) -> FeedbackService:
+    """The process-wide feedback service for these settings (created on first use)."""
+    key = (
+        settings.feedback_database_url.get_secret_value(),
+        settings.feedback_retention_days,
+        settings.feedback_queue_max,
+    )
+    with _services_lock:
+        if key not in _services:
+            _services[key] = FeedbackService(settings)
+        return _services[key]
+
+
+def record_answer(settings: Settings, store: IndexStore, state: AgentState, answer_id: str) -> None:
+    """Queue the record of an answer for the background writer. Never raises and never
+    waits: an answer must reach the patient whatever happens to the feedback store."""
+    try:
+        get_feedback(settings).record(state, answer_id, lambda: store.active_collection().name)
+    except Exception:  # a bug here must not turn an answer into a 500
+        WRITE_FAILURES.labels(what="answer").inc()
+        log.exception("feedback: could not queue the answer record")
