@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from uuid import uuid4
+
 from pydantic import BaseModel, Field, field_validator
 
 QUESTION_MAX = 2000
@@ -49,6 +51,12 @@ class AskResponse(BaseModel):
         default=None, description="'medical' or 'self_harm' when escalated"
     )
     generator: str = Field(description="extractive, openai, extractive-fallback or none")
+    answer_id: str = Field(
+        default_factory=lambda: uuid4().hex,
+        description="32 lowercase hex characters, new for every answer: identifies it for "
+        "POST /api/feedback",
+        json_schema_extra={"pattern": "^[0-9a-f]{32}$"},
+    )
 
 
 class SearchResult(BaseModel):

@@ -14,6 +14,7 @@ from app.agent.state import AgentState
 from app.api.deps import ResourcesDep
 from app.api.metrics import observe_steps
 from app.api.schemas import AskRequest, AskResponse, Citation, ErrorBody, RetrievedCard
+from app.feedback.service import record_answer
 
 router = APIRouter(prefix="/api", tags=["ask"])
 
@@ -58,7 +59,9 @@ def to_response(state: AgentState) -> AskResponse:
 async def _answer(body: AskRequest, resources: ResourcesDep) -> AskResponse:
     state = await run_in_threadpool(resources.agent.ask, body.question, body.top_k)
     observe_steps(state.get("timings_ms", {}))
-    return to_response(state)
+    response = to_response(state)
+    record_answer(resources.settings, resources.store, state, response.answer_id)  # never waits
+    return response
 
 
 @router.post("/ask", response_model=AskResponse, responses=ERRORS)
