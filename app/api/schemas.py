@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from uuid import uuid4
-
 from pydantic import BaseModel, Field, field_validator
+
+from app.feedback.ids import new_answer_id
 
 QUESTION_MAX = 2000
 
@@ -52,9 +52,9 @@ class AskResponse(BaseModel):
     )
     generator: str = Field(description="extractive, openai, extractive-fallback or none")
     answer_id: str = Field(
-        default_factory=lambda: uuid4().hex,
-        description="32 lowercase hex characters, new for every answer: identifies it for "
-        "POST /api/feedback",
+        default_factory=new_answer_id,
+        description="32 lowercase hex characters (UUIDv7 layout), new for every answer: "
+        "identifies it for POST /api/feedback",
         json_schema_extra={"pattern": "^[0-9a-f]{32}$"},
     )
 

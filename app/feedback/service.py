@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import re
 import threading
 import time
@@ -19,6 +20,7 @@ from starlette.concurrency import run_in_threadpool
 from app.agent.safety import clean_question
 from app.agent.state import AgentState
 from app.core.config import Settings
+from app.feedback.ids import created_at_s
 from app.feedback.metrics import FEEDBACK_STORED, WRITE_FAILURES
 from app.feedback.recorder import AnswerRecorder, utcnow
 from app.feedback.store import AnswerRecord, FeedbackStore, FeedbackStoreError
@@ -26,10 +28,12 @@ from app.store.index import IndexStore
 
 log = logging.getLogger(__name__)
 
-# How long POST /api/feedback waits for an answer another worker has not written yet
-# (a client may rate an answer milliseconds after receiving it). Only unknown ids pay it.
-ANSWER_WAIT_S = 1.0
-_POLL_S = 0.05
+# How long after an answer was created POST /api/feedback keeps looking for its record:
+# a client may rate it milliseconds after receiving it, while the record still waits in
+# a worker's queue (measured under load: up to 2.5 s on a busy 2-core host). Ids older
+# than this, or not made by new_answer_id, are looked up once.
+ANSWER_WAIT_S = 10.0
+_POLL_S = 0.02  # first pause between lookups; doubles up to 0.5 s
 _PROBE = "pergunta"
 
 
@@ -74,10 +78,15 @@ class FeedbackService:
         self.recorder.submit(record, build_source)
 
     async def add_feedback(self, answer_id: str, helpful: bool, reason: str | None) -> bool:
-        """Store a rating; False when the answer is unknown or expired. An answer still
-        queued here, or perhaps in another worker, is waited for up to ANSWER_WAIT_S.
-        Raises FeedbackStoreError when the store cannot be read or written."""
-        deadline = time.monotonic() + ANSWER_WAIT_S
+        """Store a rating; False when the answer is unknown or expired. An answer young
+        enough to be still queued, here or in another worker, is waited for until
+        ANSWER_WAIT_S after its creation. Raises FeedbackStoreError when the store cannot
+        be read or written."""
+        created = created_at_s(answer_id)
+        age = time.time() - created if created is not None else math.inf
+        wait = min(ANSWER_WAIT_S - age, ANSWER_WAIT_S) if abs(age) < ANSWER_WAIT_S else 0.0
+        deadline = time.monotonic() + wait
+        pause = _POLL_S
         while True:
             while self.recorder.is_pending(answer_id) and time.monotonic() < deadline:
                 await asyncio.sleep(0.005)
@@ -93,7 +102,8 @@ class FeedbackService:
                 return True
             if time.monotonic() >= deadline:
                 return False
-            await asyncio.sleep(_POLL_S)
+            await asyncio.sleep(pause)
+            pause = min(pause * 2, 0.5)
 
 
 _services: dict[tuple[str, int, int], FeedbackService] = {}
