@@ -132,10 +132,6 @@ def test_a_rating_for_an_unknown_answer_is_404(svc: Service) -> None:
             "'informacao_errada' or 'outro'",
         ),
         (
-            {"answer_id": "a" * 32, "helpful": True, "reason": "outro"},
-            "reason: only allowed with helpful=false",
-        ),
-        (
             {"answer_id": "a" * 32, "helpful": False, "comment": "meu nome é Ana"},
             "comment: Extra inputs are not permitted",
         ),

@@ -8,7 +8,7 @@ from typing import Literal
 
 from fastapi import APIRouter
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationInfo, field_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, field_validator
 
 from app.api.deps import ResourcesDep
 from app.api.errors import error_response
@@ -36,7 +36,7 @@ class FeedbackRequest(BaseModel):
     )
     helpful: StrictBool = Field(description='true = "Ajudou", false = "Não ajudou"')
     reason: Reason | None = Field(
-        default=None, description="Why it did not help (only with helpful=false)"
+        default=None, description='Why it did not help, with "Não ajudou" (helpful=false)'
     )
 
     @field_validator("answer_id")
@@ -47,15 +47,6 @@ class FeedbackRequest(BaseModel):
                 "must be the answer_id returned by /api/ask (32 lowercase hex characters), "
                 f"got {len(value)} character(s)"
             )
-        return value
-
-    @field_validator("reason")
-    @classmethod
-    def _reason_only_when_unhelpful(
-        cls, value: Reason | None, info: ValidationInfo
-    ) -> Reason | None:
-        if value is not None and info.data.get("helpful") is True:
-            raise ValueError("only allowed with helpful=false")
         return value
 
 
