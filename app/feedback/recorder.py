@@ -18,7 +18,6 @@ import queue
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import replace
 from datetime import UTC, datetime
 
 from app.feedback.metrics import ANSWERS_DROPPED, ANSWERS_RECORDED, WRITE_FAILURES, WRITE_SECONDS
@@ -29,9 +28,10 @@ log = logging.getLogger(__name__)
 BATCH_MAX = 200
 PURGE_EVERY_S = 3600.0
 LOG_EVERY_S = 10.0
-UNKNOWN_BUILD = "unknown"
 
-BuildSource = Callable[[], str]
+# Completes a record on the writer thread (e.g. strips the question, looks up the
+# build), so that the request only pays for putting it in the queue.
+Finish = Callable[[AnswerRecord], AnswerRecord]
 Clock = Callable[[], datetime]
 
 
@@ -62,7 +62,7 @@ class AnswerRecorder:
     def __init__(self, store: FeedbackStore, queue_max: int, clock: Clock = utcnow):
         self.store = store
         self.clock = clock
-        self._queue: queue.Queue[tuple[AnswerRecord, BuildSource | None, float]] = queue.Queue(
+        self._queue: queue.Queue[tuple[AnswerRecord, Finish | None, float]] = queue.Queue(
             maxsize=queue_max
         )
         self._pending: set[str] = set()
@@ -78,13 +78,14 @@ class AnswerRecorder:
 
     # --- the request side -------------------------------------------------------------
 
-    def submit(self, record: AnswerRecord, build_source: BuildSource | None = None) -> bool:
-        """Queue a record; False (counted, logged) when the queue is full. Never blocks."""
+    def submit(self, record: AnswerRecord, finish: Finish | None = None) -> bool:
+        """Queue a record, to be completed by `finish` on the writer thread; False
+        (counted, logged) when the queue is full. Never blocks."""
         self.start()
         with self._pending_lock:
             self._pending.add(record.answer_id)
         try:
-            self._queue.put_nowait((record, build_source, time.monotonic()))
+            self._queue.put_nowait((record, finish, time.monotonic()))
         except queue.Full:
             with self._pending_lock:
                 self._pending.discard(record.answer_id)
@@ -184,37 +185,28 @@ class AnswerRecorder:
         if deleted:
             log.info("feedback: purged %d answer(s) older than the retention period", deleted)
 
-    def _write(self, batch: list[tuple[AnswerRecord, BuildSource | None, float]]) -> None:
-        builds: dict[int, str] = {}
+    def _write(self, batch: list[tuple[AnswerRecord, Finish | None, float]]) -> None:
         records = []
-        for record, source, _ in batch:
-            if source is not None and not record.build_id:
-                if id(source) not in builds:
-                    builds[id(source)] = _build_id(source)
-                record = replace(record, build_id=builds[id(source)])
-            records.append(record)
+        for record, finish, _ in batch:
+            try:
+                records.append(finish(record) if finish else record)
+            except Exception:  # one bad record must not cost the batch
+                WRITE_FAILURES.labels(what="answer").inc()
+                log.exception("feedback: could not complete an answer record")
         try:
             if not self._prepare():
                 raise FeedbackStoreError("the feedback schema could not be created (logged above)")
             self.store.record_answers(records)
         except FeedbackStoreError as exc:
-            WRITE_FAILURES.labels(what="answer").inc(len(batch))
+            WRITE_FAILURES.labels(what="answer").inc(len(records))
             self._failing = True
-            if n := self._failures.hit(len(batch)):
+            if n := self._failures.hit(len(records)):
                 log.error("feedback: %d answer record(s) not written: %s", n, exc)
             return
         if self._failing:
             self._failing = False
             log.warning("feedback: the store is writable again")
-        ANSWERS_RECORDED.inc(len(batch))
+        ANSWERS_RECORDED.inc(len(records))
         done = time.monotonic()
         for _, _, queued in batch:
             WRITE_SECONDS.observe(done - queued)
-
-
-def _build_id(source: BuildSource) -> str:
-    try:
-        return source() or UNKNOWN_BUILD
-    except Exception as exc:  # the store's own errors and anything a client library raises
-        log.warning("feedback: build id unknown: %s", exc)
-        return UNKNOWN_BUILD

@@ -14,6 +14,7 @@ import re
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import replace
 
 from starlette.concurrency import run_in_threadpool
 
@@ -35,6 +36,7 @@ log = logging.getLogger(__name__)
 ANSWER_WAIT_S = 10.0
 _POLL_S = 0.02  # first pause between lookups; doubles up to 0.5 s
 _PROBE = "pergunta"
+UNKNOWN_BUILD = "unknown"
 
 
 def storable_question(query: str) -> str:
@@ -66,16 +68,24 @@ class FeedbackService:
         self.recorder.stop()
 
     def record(self, state: AgentState, answer_id: str, build_source: Callable[[], str]) -> None:
+        """Queue the record of an answer; the question is stripped and the build looked
+        up on the writer thread, off the request path."""
         record = AnswerRecord(
             answer_id=answer_id,
             created_at=utcnow(),
-            question=storable_question(state.get("query", "")),
+            question=state.get("query", ""),
             outcome=outcome_of(state),
             cited=list(state.get("citations", [])),
             retrieval=[(c.id, round(c.score, 4)) for c in state.get("candidates", [])],
             build_id="",
         )
-        self.recorder.submit(record, build_source)
+
+        def finish(r: AnswerRecord) -> AnswerRecord:
+            return replace(
+                r, question=storable_question(r.question), build_id=_build_id(build_source)
+            )
+
+        self.recorder.submit(record, finish)
 
     async def add_feedback(self, answer_id: str, helpful: bool, reason: str | None) -> bool:
         """Store a rating; False when the answer is unknown or expired. An answer young
@@ -104,6 +114,14 @@ class FeedbackService:
                 return False
             await asyncio.sleep(pause)
             pause = min(pause * 2, 0.5)
+
+
+def _build_id(source: Callable[[], str]) -> str:
+    try:
+        return source() or UNKNOWN_BUILD
+    except Exception as exc:  # the store's own errors and anything a client library raises
+        log.warning("feedback: build id unknown: %s", exc)
+        return UNKNOWN_BUILD
 
 
 _services: dict[tuple[str, int, int], FeedbackService] = {}

@@ -4,8 +4,10 @@ full disk or a read-only volume fails, is counted, and the writer recovers."""
 from __future__ import annotations
 
 import sqlite3
+import threading
 import uuid
 from collections.abc import Iterator
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -43,32 +45,42 @@ def started(store: FeedbackStore, queue_max: int = 100) -> AnswerRecorder:
     return recorder
 
 
-def test_records_are_written_in_the_background_with_the_build_id(
+def test_records_are_completed_on_the_writer_thread_and_written(
     sqlite_store: FeedbackStore,
 ) -> None:
     recorder = started(sqlite_store)
     written = metric("rag_feedback_answers_recorded_total")
+    callers = set()
+
+    def finish(r: AnswerRecord) -> AnswerRecord:
+        callers.add(threading.current_thread().name)
+        return replace(r, build_id="cards-v3-test")
+
     for _ in range(5):
-        assert recorder.submit(record(), lambda: "cards-v3-test")
+        assert recorder.submit(record(), finish)
     wait_for(lambda: count(sqlite_store) == 5, "5 answers written")
     recorder.stop()
+    assert callers == {"feedback-writer"}
     assert metric("rag_feedback_answers_recorded_total") - written == 5
     with sqlite_store.engine.connect() as conn:
         builds = {b for (b,) in conn.exec_driver_sql("SELECT build_id FROM answers")}
     assert builds == {"cards-v3-test"}
 
 
-def test_a_failing_build_id_source_records_unknown(sqlite_store: FeedbackStore) -> None:
+def test_a_record_that_cannot_be_completed_is_counted_and_the_rest_written(
+    sqlite_store: FeedbackStore,
+) -> None:
     recorder = started(sqlite_store)
+    failed = failures("answer")
 
-    def broken() -> str:
-        raise RuntimeError("chroma is down")
+    def broken(r: AnswerRecord) -> AnswerRecord:
+        raise RuntimeError("bug")
 
     recorder.submit(record(), broken)
-    wait_for(lambda: count(sqlite_store) == 1, "the answer written")
+    recorder.submit(record())
+    wait_for(lambda: count(sqlite_store) == 1, "the good record written")
     recorder.stop()
-    with sqlite_store.engine.connect() as conn:
-        assert conn.exec_driver_sql("SELECT build_id FROM answers").scalar() == "unknown"
+    assert failures("answer") - failed == 1
 
 
 def test_a_full_queue_drops_and_counts_and_loses_nothing_it_accepted(

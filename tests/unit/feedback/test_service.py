@@ -76,6 +76,19 @@ def test_an_answer_record_holds_query_outcome_cards_scores_and_build(
     assert "123.456" not in str(dict(row))
 
 
+def test_a_build_that_cannot_be_looked_up_is_recorded_as_unknown(
+    service: FeedbackService,
+) -> None:
+    def broken() -> str:
+        raise RuntimeError("chroma is down")
+
+    service.record({"query": "q", "refused": True}, new_answer_id(), broken)
+    wait_for(lambda: count(service.store) == 1, "the record written")
+    with service.store.engine.connect() as conn:
+        row = conn.exec_driver_sql("SELECT build_id, outcome FROM answers").one()
+    assert tuple(row) == ("unknown", "refused")
+
+
 def test_answer_ids_are_32_hex_characters_carrying_their_time() -> None:
     ids = {new_answer_id() for _ in range(1000)}
     assert len(ids) == 1000
