@@ -145,6 +145,8 @@ def build_report(
 
 
 def format_text(report: GapsReport) -> str:
+    """Each group: its size and kinds, then its wordings with their counts, the example
+    (most frequent) first."""
     head = (
         f"Refused and unhelpful questions, last {report.days} days "
         f"(since {report.since:%Y-%m-%d}): {report.questions} question(s) in "
@@ -154,19 +156,15 @@ def format_text(report: GapsReport) -> str:
         head += f" (only the newest {MAX_QUESTIONS})"
     lines = [head]
     for rank, c in enumerate(report.clusters, 1):
+        reasons = ", ".join(f"{reason} {n}" for reason, n in c.reasons.items())
         lines.append("")
         lines.append(
-            f"{rank:3d}. {c.count} x  (refused {c.refused}, not helpful {c.not_helpful})  "
-            f"{c.example}"
+            f"{rank:3d}. {c.count} question(s): refused {c.refused}, not helpful {c.not_helpful}"
+            + (f" ({reasons})" if reasons else "")
         )
-        others = [q for q in c.questions if q.question != c.example]
-        for q in others:
-            lines.append(f"       {q.count} x  {q.question}")
-        if len(c.questions) == MAX_LISTED:
-            lines.append("       ...")
-        if c.reasons:
-            listed = ", ".join(f"{reason} {n}" for reason, n in c.reasons.items())
-            lines.append(f"       reasons: {listed}")
+        lines.extend(f"     {q.count:3d} x  {q.question}" for q in c.questions)
+        if (rest := c.count - sum(q.count for q in c.questions)) > 0:
+            lines.append(f"           ... and {rest} more, worded otherwise")
     return "\n".join(lines)
 
 

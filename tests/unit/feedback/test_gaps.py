@@ -144,11 +144,15 @@ def test_make_gaps_prints_groups_writes_csv_and_the_api_json(tmp_path: Path) -> 
     lines = text.stdout.splitlines()
     assert lines[0] == "(purged 1 answer(s) older than 90 days)"
     assert "8 question(s) in 4 group(s)" in lines[1]
-    firsts = [line for line in lines if line[:5].strip().rstrip(".").isdigit()]
-    assert firsts[0].startswith("  1. 4 x  (refused 4, not helpful 0)  posso tomar ozempic")
-    assert firsts[1].startswith("  2. 2 x  (refused 2, not helpful 0)")
-    assert "inss" in firsts[1].lower()
-    assert "reasons: dificil_de_entender 1" in text.stdout
+    first = lines.index("  1. 4 question(s): refused 4, not helpful 0")
+    assert lines[first + 1 : first + 4] == [
+        "       2 x  posso tomar ozempic para emagrecer?",
+        "       1 x  ozempic emagrece?",
+        "       1 x  o ozempic serve pra perder peso?",
+    ]
+    second = lines.index("  2. 2 question(s): refused 2, not helpful 0")
+    assert "inss" in lines[second + 1].lower() and "inss" in lines[second + 2].lower()
+    assert "refused 0, not helpful 1 (dificil_de_entender 1)" in text.stdout
     assert "insulina" not in text.stdout and "antiga" not in text.stdout
 
     with out_csv.open(encoding="utf-8-sig", newline="") as f:
