@@ -9,7 +9,7 @@ WRITE_FAILURES = Counter(
     "Feedback store operations that failed (full disk, read-only volume, database down)",
     ["what"],
 )
-WHATS = ("answer", "feedback", "schema", "purge", "read")
+WHATS = ("answer", "feedback", "schema", "purge")
 for _what in WHATS:  # exported at 0 from the start, so an alert can compare increases
     WRITE_FAILURES.labels(what=_what)
 
