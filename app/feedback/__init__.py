@@ -8,7 +8,9 @@ similarity for `make gaps` and GET /api/admin/gaps.
     url.py       FEEDBACK_DATABASE_URL: which databases are supported
     tables.py    the schema (SQLAlchemy Core)
     store.py     reads and writes, SQLite (WAL) or PostgreSQL
+    ids.py       answer ids (time-ordered, 32 hex characters)
     recorder.py  the bounded queue and background writer for answer records
+    metrics.py   Prometheus counters (write failures, drops, records, ratings)
     service.py   one per process: store + recorder; the hook /api/ask calls
     gaps.py      grouping by embedding similarity; the `make gaps` command
 """
