@@ -97,8 +97,15 @@ def group(rows: Sequence[GapRow], embed: Embed, distance: float) -> list[GapClus
     for label in sorted(set(labels.tolist())):
         members = [i for i, lab in enumerate(labels) if lab == label]
         centroid = vectors[members].mean(axis=0)
+        # Most frequent first; then the most central (rounded: the CLI and a worker may
+        # differ in the last float bits), then alphabetical, so ties always break alike.
         ranked = sorted(
-            members, key=lambda i: (-len(by_key[keys[i]]), -float(vectors[i] @ centroid))
+            members,
+            key=lambda i: (
+                -len(by_key[keys[i]]),
+                -round(float(vectors[i] @ centroid), 3),
+                wording[keys[i]],
+            ),
         )
         member_rows = [r for i in members for r in by_key[keys[i]]]
         reasons = Counter(r.reason for r in member_rows if r.helpful is False and r.reason)
