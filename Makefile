@@ -43,3 +43,4 @@ redteam: venv ## Red-team corpus against the service with both generators (real 
 # Docker, images and the compose stack (mk/docker.mk); benchmarks (mk/bench.mk).
 -include mk/docker.mk
 -include mk/bench.mk
+-include mk/feedback.mk

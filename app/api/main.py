@@ -14,10 +14,11 @@ from fastapi.staticfiles import StaticFiles
 
 from app.api import errors, metrics
 from app.api.resources import Resources
-from app.api.routes import ask, cards, health, search
+from app.api.routes import admin, ask, cards, feedback, health, search
 from app.api.security import EdgeGuard
 from app.core.config import Settings, get_settings
 from app.core.logging import setup_logging
+from app.feedback.service import get_feedback
 
 WEB_DIR = Path(__file__).resolve().parents[1] / "web"
 log = logging.getLogger(__name__)
@@ -58,8 +59,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         # Heavy resources are created here, in each worker after the fork.
         app.state.resources = Resources.create(conf)
         app.state.resources.warm()
+        get_feedback(conf).start()  # schema and retention purge, off the request path
         log.info("ready to serve (generator=%s, store=%s)", conf.generator, conf.chroma_mode)
         yield
+        get_feedback(conf).stop()  # write what is still queued
 
     app = FastAPI(
         title="Cartões: perguntas de pacientes com citações",
@@ -81,7 +84,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             allow_headers=["content-type", "x-api-key"],
             max_age=600,
         )
-    for router in (ask.router, search.router, cards.router, health.router):
+    for router in (
+        ask.router,
+        search.router,
+        cards.router,
+        health.router,
+        feedback.router,
+        admin.router,
+    ):
         app.include_router(router)
 
     @app.get("/", include_in_schema=False)

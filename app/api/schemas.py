@@ -6,6 +6,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, StringConstraints, field_validator
 
+from app.feedback.ids import new_answer_id
+
 QUESTION_MAX = 2000
 HISTORY_TURNS_MAX = 3
 HISTORY_QUESTION_MAX = 500
@@ -109,6 +111,12 @@ class AskResponse(BaseModel):
     )
     topic: str | None = Field(
         default=None, description="The topic a follow-up was assumed to be about"
+    )
+    answer_id: str = Field(
+        default_factory=new_answer_id,
+        description="32 lowercase hex characters (UUIDv7 layout), new for every answer: "
+        "identifies it for POST /api/feedback",
+        json_schema_extra={"pattern": "^[0-9a-f]{32}$"},
     )
 
 

@@ -11,7 +11,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, SecretStr, field_validator, model_validator
+from pydantic import Field, SecretStr, ValidationInfo, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -100,6 +100,64 @@ class Settings(BaseSettings):
         default=0, ge=0, description="requests per client IP per minute per worker; 0 = off"
     )
     max_body_bytes: int = Field(default=16_384, ge=1024, le=10_000_000)
+
+    # Feedback and the gaps report (app/feedback). The URL may carry a password.
+    feedback_database_url: SecretStr = Field(
+        default=SecretStr(f"sqlite:///{ROOT / 'data' / 'feedback' / 'feedback.db'}"),
+        description="FEEDBACK_DATABASE_URL: SQLAlchemy URL, sqlite:///... or postgresql+psycopg",
+    )
+    feedback_retention_days: int = Field(
+        default=90, description="FEEDBACK_RETENTION_DAYS: answers and feedback kept, days"
+    )
+    feedback_queue_max: int = Field(
+        default=1000, description="FEEDBACK_QUEUE_MAX: answer records waiting to be written"
+    )
+    admin_api_key: SecretStr = Field(
+        default=SecretStr(""), description="ADMIN_API_KEY: opens /api/admin; empty = disabled"
+    )
+
+    @field_validator("feedback_database_url")
+    @classmethod
+    def _feedback_url(cls, value: SecretStr) -> SecretStr:
+        from app.feedback.url import SecretSettingError, parse_database_url
+
+        try:
+            parse_database_url(value.get_secret_value())
+        except ValueError as exc:  # raised outside pydantic, which would echo the password
+            raise SecretSettingError(str(exc)) from None
+        return value
+
+    @field_validator("feedback_retention_days")
+    @classmethod
+    def _retention(cls, value: int) -> int:
+        if not 1 <= value <= 3650:
+            raise ValueError(f"FEEDBACK_RETENTION_DAYS must be 1-3650 days, got {value}")
+        return value
+
+    @field_validator("feedback_queue_max")
+    @classmethod
+    def _queue_max(cls, value: int) -> int:
+        if not 1 <= value <= 100_000:
+            raise ValueError(f"FEEDBACK_QUEUE_MAX must be 1-100000 records, got {value}")
+        return value
+
+    @field_validator("admin_api_key")
+    @classmethod
+    def _admin_key(cls, value: SecretStr, info: ValidationInfo) -> SecretStr:
+        from app.feedback.url import SecretSettingError
+
+        key = value.get_secret_value()
+        if key and len(key) < 16:
+            raise SecretSettingError(
+                f"ADMIN_API_KEY must be at least 16 characters, got {len(key)} "
+                "(leave it empty to disable /api/admin)"
+            )
+        public = info.data.get("api_key")
+        if key and isinstance(public, SecretStr) and key == public.get_secret_value():
+            raise SecretSettingError(
+                "ADMIN_API_KEY must differ from API_KEY: the public key must never open /api/admin"
+            )
+        return value
 
     @property
     def cors_origin_list(self) -> list[str]:

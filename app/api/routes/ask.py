@@ -22,6 +22,7 @@ from app.api.schemas import (
     RetrievedCard,
     Suggestion,
 )
+from app.feedback.service import record_answer
 
 router = APIRouter(prefix="/api", tags=["ask"])
 
@@ -75,7 +76,9 @@ async def _answer(body: AskRequest, resources: ResourcesDep) -> AskResponse:
     history = [Turn(question=t.question, citations=list(t.citations)) for t in body.history]
     state = await run_in_threadpool(resources.agent.ask, body.question, body.top_k, history)
     observe_steps(state.get("timings_ms", {}))
-    return to_response(state)
+    response = to_response(state)
+    record_answer(resources.settings, resources.store, state, response.answer_id)  # never waits
+    return response
 
 
 @router.post("/ask", response_model=AskResponse, responses=ERRORS)
