@@ -27,7 +27,9 @@ def service_env(chroma_path: Path, **extra: str) -> dict[str, str]:
     env = {
         k: v
         for k, v in os.environ.items()
-        if not k.startswith(("CHROMA_", "CHUNK_", "GENERATOR", "LLM_", "GUNICORN_", "API_"))
+        if not k.startswith(
+            ("CHROMA_", "CHUNK_", "GENERATOR", "LLM_", "GUNICORN_", "API_", "FEEDBACK_", "ADMIN_")
+        )
     }
     env.update(
         HF_HUB_OFFLINE="1",
@@ -36,6 +38,8 @@ def service_env(chroma_path: Path, **extra: str) -> dict[str, str]:
         CHROMA_PATH=str(chroma_path),
         WEB_CONCURRENCY="1",
         LOG_LEVEL="WARNING",
+        # Each test service keeps its answer records beside its index, never in data/.
+        FEEDBACK_DATABASE_URL=f"sqlite:///{chroma_path.parent / 'feedback' / 'feedback.db'}",
     )
     env.update(extra)
     return env

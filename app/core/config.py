@@ -30,7 +30,10 @@ _COLLECTION_CHARS = re.compile(r"^[a-zA-Z0-9][a-zA-Z0-9._-]*[a-zA-Z0-9]$")
 class Settings(BaseSettings):
     """Service configuration. Each field maps to the upper-case environment variable."""
 
-    model_config = SettingsConfigDict(env_file=".env", extra="ignore", case_sensitive=False)
+    # hide_input_in_errors: a failed cross-field check must not print API_KEY or LLM_API_KEY.
+    model_config = SettingsConfigDict(
+        env_file=".env", extra="ignore", case_sensitive=False, hide_input_in_errors=True
+    )
 
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
 

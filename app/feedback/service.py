@@ -18,13 +18,13 @@ from dataclasses import replace
 
 from starlette.concurrency import run_in_threadpool
 
-from app.agent.safety import clean_question
 from app.agent.state import AgentState
 from app.core.config import Settings
 from app.feedback.ids import created_at_s
 from app.feedback.metrics import FEEDBACK_STORED, WRITE_FAILURES
 from app.feedback.recorder import AnswerRecorder, utcnow
 from app.feedback.store import AnswerRecord, FeedbackStore, FeedbackStoreError
+from app.safety.pii import EMPTY_QUESTION, clean_question
 from app.store.index import IndexStore
 
 log = logging.getLogger(__name__)
@@ -44,6 +44,8 @@ def storable_question(query: str) -> str:
     text as it was when stripping would leave nothing (a "question" that is only a CPF or
     a phone number): behind a neutral word, stripping leaves something, so that case is
     caught here and stored as an empty question (left out of the gaps report)."""
+    if query.strip() == EMPTY_QUESTION:
+        return ""
     cleaned = clean_question(f"{_PROBE} {query}")
     return re.sub(rf"^{_PROBE}\b[\s,;:.]*", "", cleaned).strip()
 

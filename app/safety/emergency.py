@@ -634,8 +634,11 @@ CONCEPTS += [
     (
         "self_harm",
         "method",
-        r"(?:mata|matar|morre|morrer|morte|fatal|letal|mortal|overdose)\W+(?:\w+\W+){0,6}?" + _PILLS
-        + r"|" + _PILLS + r"\W+(?:\w+\W+){0,6}?(?:mata|matar|morre|morrer|fatal|letal|mortal)\b",
+        r"(?:mata|matar|morre|morrer|morte|fatal|letal|mortal|overdose)\W+(?:\w+\W+){0,6}?"
+        + _PILLS
+        + r"|"
+        + _PILLS
+        + r"\W+(?:\w+\W+){0,6}?(?:mata|matar|morre|morrer|fatal|letal|mortal)\b",
     ),
     (
         "poisoning",
@@ -854,7 +857,9 @@ class EmergencyDetector:
     SELF_HARM_MIN = 0.40
     SELF_HARM_MARGIN = 0.03
 
-    def __init__(self, embed: Callable[[list[str]], np.ndarray], bank_paths: list[Path] | None = None):
+    def __init__(
+        self, embed: Callable[[list[str]], np.ndarray], bank_paths: list[Path] | None = None
+    ):
         self._embed = embed
         self._bank_paths = bank_paths
         self._bank: Bank | None = None

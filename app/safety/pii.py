@@ -37,6 +37,8 @@ LANGUAGE = "pt"
 SCORE_THRESHOLD = 0.4
 
 _TAG = re.compile(r"<[^>]{0,500}>")
+# What a question that was nothing but personal data becomes (never the original text).
+EMPTY_QUESTION = "pergunta sem conteúdo"
 
 # Words that start a name ("sou" is weak: "sou diabética" is not a name).
 _STRONG_INTRODUCERS = (
@@ -459,4 +461,4 @@ def clean_question(question: str) -> str:
     text = _TAG.sub(" ", question)
     stripped, _ = get_stripper().strip(text)
     tidy = _tidy(stripped)
-    return tidy if any(ch.isalnum() for ch in tidy) else "pergunta sem conteúdo"
+    return tidy if any(ch.isalnum() for ch in tidy) else EMPTY_QUESTION
