@@ -106,6 +106,8 @@ MATCHED_BONUS = 0.1
 PARENT_WEIGHT = 1.0
 LEXICAL_BONUS = 0.15  # x the weighted share of the question's words the sentence contains
 CLOSE_TO_BEST = 0.02  # a sentence of another card must score this close to the best one
+CLOSE_TO_BEST_ABOUT = 0.05  # ... or this close, when that card is about the named medicine
+MAX_CARDS = 2  # an answer quotes at most this many cards
 
 
 @dataclass
@@ -188,8 +190,13 @@ class ExtractiveGenerator:
                 continue
             if not self._eligible(c, top, focus):
                 continue
-            if c.card != top and c.card not in focus.about and c.score < best - CLOSE_TO_BEST:
-                continue
+            if c.card != top:
+                margin = CLOSE_TO_BEST_ABOUT if c.card in focus.about else CLOSE_TO_BEST
+                if c.score < best - margin:
+                    continue
+                cards = {x.card for x in chosen} | {top}
+                if c.card not in cards and len(cards) >= MAX_CARDS:
+                    continue
             chosen.append(c)
         top_best = next((c for c in ranked if c.card == top), None)
         if top_best and not any(c.card == top for c in chosen):
