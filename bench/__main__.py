@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench.common import QUICK, ROOT, log, machine
+from bench.common import QUICK, ROOT, bench_settings, log, machine
 
 SECTIONS = ("floor", "load", "ingest", "peer")
 
@@ -60,6 +60,7 @@ def measure(sections: list[str], with_compose: bool, save_to: Path) -> dict[str,
     from bench.served import ensure_index
 
     started = time.monotonic()
+    settings = bench_settings()
     results: dict[str, Any] = {"machine": machine(), "sections": {}}
     timings: dict[str, float] = {}
     with tempfile.TemporaryDirectory(prefix="rag-bench-") as tmp:
@@ -72,13 +73,13 @@ def measure(sections: list[str], with_compose: bool, save_to: Path) -> dict[str,
             t = time.monotonic()
             load_avg = os.getloadavg()[0]
             if name == "floor":
-                res = floor.run(workdir, chroma_path)
+                res = floor.run(workdir, chroma_path, settings)
             elif name == "load":
                 res = load.run(chroma_path, with_compose)
             elif name == "ingest":
-                res = ingest_scaling.run(workdir)
+                res = ingest_scaling.run(workdir, settings)
             else:
-                res = peer.run(workdir)
+                res = peer.run(workdir, settings)
             res["load_avg_1m_at_start"] = round(load_avg, 2)
             results["sections"][name] = res
             timings[name] = time.monotonic() - t

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench.common import CORES, QUICK, bench_settings, log, summary
+from bench.common import CORES, QUICK, log, summary
 from bench.served import sequential, served, step_means_ms, step_totals
 from evaluation.golden import load_golden
 
@@ -67,15 +67,15 @@ def _audit_counts() -> tuple[dict[str, int], Any]:
     return counts, restore
 
 
-def in_process(chroma_path: Path, threads: int, rounds: int) -> dict[str, Any]:
+def in_process(base: Any, chroma_path: Path, threads: int, rounds: int) -> dict[str, Any]:
     from app.agent.generators import make_generator
     from app.agent.graph import make_agent
     from app.embedding import get_embedder
     from app.retrieval.retriever import Retriever
     from app.store.index import IndexStore
 
-    settings = bench_settings(
-        chroma_mode="embedded", chroma_path=chroma_path, torch_threads=threads
+    settings = base.model_copy(
+        update={"chroma_mode": "embedded", "chroma_path": chroma_path, "torch_threads": threads}
     )
     embedder = get_embedder(settings)
     store = IndexStore(settings)
@@ -169,13 +169,13 @@ def warm_up(url: str, bodies: list[dict[str, Any]], workers: int) -> None:
     run_load(url, "/api/search", bodies, 2 * workers, 2.0)
 
 
-def run(workdir: Path, chroma_path: Path) -> dict[str, Any]:
+def run(workdir: Path, chroma_path: Path, settings: Any) -> dict[str, Any]:
     workers = 2  # the default WEB_CONCURRENCY
     threads = max(1, CORES // workers)  # what app/gunicorn_conf.py gives each worker
     rounds = 1 if QUICK else 3
     n_http = 102 if QUICK else 306
     log(f"floor: in-process, {threads} thread(s), {rounds} round(s) of the golden set")
-    inproc = in_process(chroma_path, threads, rounds)
+    inproc = in_process(settings, chroma_path, threads, rounds)
     log(f"floor: over HTTP, {workers} workers, {n_http} sequential requests per route")
     http = over_http(chroma_path, workers, n_http)
     floor_p50 = inproc["floor_ms"]["p50"]

@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench.common import QUICK, bench_settings, log, summary
+from bench.common import QUICK, log, summary
 from evaluation.golden import load_golden
 from evaluation.metrics import hit_at, reciprocal_rank
 
@@ -110,11 +110,10 @@ def _metrics(cases: list[Any], ranked: list[list[str]], ms: list[float]) -> dict
     return out
 
 
-def run(workdir: Path) -> dict[str, Any]:
+def run(workdir: Path, settings: Any) -> dict[str, Any]:
     import logging
 
     logging.getLogger("ingest").setLevel(logging.WARNING)
-    settings = bench_settings()
     cases = load_golden()
     rounds = 1 if QUICK else 3
     log("peer: building ours (run_ingest) and LangChain ParentDocumentRetriever")

@@ -1,9 +1,14 @@
-"""Prometheus metrics. Under gunicorn, PROMETHEUS_MULTIPROC_DIR (set by the gunicorn
-config) makes every worker write to a shared directory and /metrics aggregates them."""
+"""Prometheus metrics. Under gunicorn, every worker writes to a shared directory and
+/metrics aggregates them.
+
+Multiprocess mode is prometheus_client's, not a setting of ours: the library reads
+PROMETHEUS_MULTIPROC_DIR (exported by app/gunicorn_conf.py) when it is imported, before
+any metric exists, and picks how values are stored. `render` follows the mode the library
+chose instead of reading the environment again.
+"""
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Awaitable, Callable
 
@@ -15,6 +20,7 @@ from prometheus_client import (
     Histogram,
     generate_latest,
     multiprocess,
+    values,
 )
 
 REQUESTS = Counter("rag_http_requests_total", "HTTP requests", ["route", "method", "status"])
@@ -49,8 +55,11 @@ async def middleware(
     return response
 
 
+MULTIPROCESS = values.ValueClass is not values.MutexValue
+
+
 def render() -> Response:
-    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+    if MULTIPROCESS:
         registry = CollectorRegistry()
         multiprocess.MultiProcessCollector(registry)
         return Response(generate_latest(registry), media_type=CONTENT_TYPE_LATEST)

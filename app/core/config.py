@@ -16,10 +16,6 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 ROOT = Path(__file__).resolve().parents[2]
 
-# Bumped whenever the row format written by ingest changes; an index built with another
-# schema version is never served (see app.store.index.check_compatible).
-SCHEMA_VERSION = 3
-
 # EMBEDDING_MODEL values that name a model shipped inside an installed package.
 PACKAGED_MODEL = "packaged:all-MiniLM-L6-v2"  # sentence-transformers, English
 USE_MODEL = "use-multilingual-v3"  # Universal Sentence Encoder multilingual (pt-BR)

@@ -10,13 +10,14 @@ import numpy as np
 
 from app.core.config import Settings
 from app.core.errors import IndexNotReadyError
+from app.core.text import tokenize
 from app.embedding import Embedder
 from app.retrieval.fusion import rrf
-from app.retrieval.lexical import LexicalIndexCache, tokenize
+from app.retrieval.lexical import LexicalIndexCache
 from app.retrieval.models import ContextChunk
 from app.retrieval.parents import best_per_parent, dedupe_and_expand
 from app.retrieval.rerank import Reranker
-from app.store.compat import differences, expected_build
+from app.store import schema
 from app.store.index import Hit, IndexStore
 
 
@@ -53,8 +54,10 @@ class Retriever:
         """Refuse to search a build made with another model, dimension, chunker budget,
         tokenizer or schema: its results would be wrong. Cheap: the active collection and
         its metadata are cached by the store."""
-        expected = expected_build(self.settings, self.embedder.model_id, self.embedder.dimension)
-        diff = differences(self.store.active_metadata(), expected)
+        expected = schema.expected_build(
+            self.settings, self.embedder.model_id, self.embedder.dimension
+        )
+        diff = schema.differences(self.store.active_metadata(), expected)
         if diff:
             raise IndexNotReadyError(
                 "the active index was built differently from this service: "
@@ -69,7 +72,7 @@ class Retriever:
     def search_hits(self, vector: list[float], top_k: int) -> tuple[list[Hit], int]:
         """Over-fetch subchunks until top_k distinct parents are found or the index (or
         the cap) is exhausted. Returns (hits, rows fetched)."""
-        total = int(self.store.active_metadata().get("chunk_count", 0)) or self.store.count()
+        total = schema.chunk_count(self.store.active_metadata()) or self.store.count()
         cap = min(self.settings.overfetch_max, total)
         n = min(self.fetch_size(top_k), cap)
         while True:

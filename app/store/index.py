@@ -7,7 +7,10 @@ Layout of collections (all names start with COLLECTION_PREFIX):
 - `{prefix}-ingest-lock`: exists while an ingest runs (creation is atomic in Chroma).
 
 Every call goes through `_call`, which bounds retries on transport errors and turns a
-store that stays down into StoreUnavailableError.
+store that stays down into StoreUnavailableError; writes of a build also turn any refusal
+of the store into StoreWriteError. Nothing outside this package touches a Chroma client
+or collection: ingest and the routes use the operations below. The row format is
+app.store.schema's.
 """
 
 from __future__ import annotations
@@ -23,14 +26,17 @@ from datetime import UTC, datetime
 from functools import partial
 from typing import Any, TypeVar
 
-from app.core.config import SCHEMA_VERSION, Settings
+from app.core.config import Settings
 from app.core.errors import (
     IndexNotReadyError,
     IngestLockedError,
+    IngestVerificationError,
     StoreUnavailableError,
     StoreWriteError,
 )
+from app.store import schema
 from app.store.client import describe, make_client
+from app.store.schema import SCHEMA_VERSION, Row, StoredCard
 
 log = logging.getLogger(__name__)
 
@@ -38,15 +44,6 @@ T = TypeVar("T")
 
 # How long a reader trusts its cached view of which build is active.
 POINTER_TTL_S = 2.0
-
-
-@dataclass(frozen=True)
-class Row:
-    """One subchunk row as stored."""
-
-    id: str
-    document: str
-    metadata: dict[str, Any]
 
 
 @dataclass(frozen=True)
@@ -99,6 +96,17 @@ def paged_get(
 
 def _apply(fn: Callable[[Any], T], collection: Any, _client: Any) -> T:
     return fn(collection)
+
+
+def _add_rows(
+    name: str, rows: Sequence[Row], vectors: Sequence[Sequence[float]], client: Any
+) -> None:
+    client.get_collection(name, embedding_function=None).add(
+        ids=[r.id for r in rows],
+        documents=[r.document for r in rows],
+        metadatas=[r.metadata for r in rows],
+        embeddings=list(vectors),
+    )
 
 
 class IndexStore:
@@ -232,6 +240,11 @@ class IndexStore:
     def active_metadata(self) -> dict[str, Any]:
         return dict(self.active_collection().metadata or {})
 
+    def active_build(self, refresh: bool = False) -> tuple[str, dict[str, Any]]:
+        """(name, metadata) of the build being served, read together."""
+        collection = self.active_collection(refresh=refresh)
+        return str(collection.name), dict(collection.metadata or {})
+
     def activate(self, name: str) -> None:
         """Point the service at `name` in one metadata write."""
         meta = {"collection": name, "activated_at": datetime.now(UTC).isoformat()}
@@ -240,11 +253,11 @@ class IndexStore:
             pointer = client.get_or_create_collection(self.pointer_name, embedding_function=None)
             pointer.modify(metadata=meta)
 
-        self._call("switch active pointer", switch)
+        self._write_call("switch active pointer", switch)
         self._active = None
 
-    def create_version(self, name: str, metadata: dict[str, Any]) -> Any:
-        return self._call(
+    def create_version(self, name: str, metadata: dict[str, Any]) -> None:
+        self._write_call(
             "create collection",
             lambda c: c.create_collection(
                 name,
@@ -264,6 +277,56 @@ class IndexStore:
                 pass
 
         self._call(f"delete {name}", delete)
+
+    # -- writing a build (ingest) ---------------------------------------------------
+
+    def _write_call(self, what: str, fn: Callable[[Any], T]) -> T:
+        """_call for the writes of a build: any refusal of the store is a StoreWriteError."""
+        from chromadb.errors import ChromaError
+
+        try:
+            return self._call(what, fn)
+        except ChromaError as exc:
+            raise StoreWriteError(
+                f"{describe(self.settings)} refused to {what}: {exc}. When the message does "
+                "not say why, check the free disk space and the write permissions of the "
+                "Chroma data directory"
+            ) from exc
+
+    def write_rows(
+        self, name: str, rows: Sequence[Row], vectors: Sequence[Sequence[float]], batch: int
+    ) -> None:
+        """Add rows and their vectors to build `name`, `batch` rows per call."""
+        for i in range(0, len(rows), batch):
+            add = partial(_add_rows, name, rows[i : i + batch], vectors[i : i + batch])
+            self._write_call(f"write rows to {name}", add)
+            log.info("wrote %d/%d rows", min(i + batch, len(rows)), len(rows))
+
+    def verify_build(self, name: str, rows: int, card_ids: set[str]) -> None:
+        """Check that build `name` holds `rows` rows covering exactly `card_ids`."""
+
+        def read(client: Any) -> tuple[int, set[str]]:
+            col = client.get_collection(name, embedding_function=None)
+            parents = {schema.card_id_from(m) for _, _, m in paged_get(col, ["metadatas"])}
+            return int(col.count()), parents
+
+        count, parents = self._write_call(f"read back {name}", read)
+        if count != rows:
+            raise IngestVerificationError(f"new build holds {count} rows, expected {rows}")
+        if parents != card_ids:
+            missing = sorted(card_ids - parents)[:5]
+            raise IngestVerificationError(
+                f"new build holds {len(parents)} parents, expected {len(card_ids)} "
+                f"(missing {missing})"
+            )
+
+    def mark_ready(self, name: str, metadata: dict[str, Any]) -> None:
+        """Record that build `name` is complete and verified (servable once active)."""
+        ready = schema.ready(metadata)
+        self._write_call(
+            f"mark {name} ready",
+            lambda c: c.get_collection(name, embedding_function=None).modify(metadata=ready),
+        )
 
     def max_batch_size(self) -> int:
         return int(self._call("max batch size", lambda c: c.get_max_batch_size()))
@@ -390,3 +453,16 @@ class IndexStore:
             ]
 
         return self._with_active("get rows", run)
+
+    def get_card(self, card_id: str) -> StoredCard | None:
+        """A card of the active build, or None if it holds no such card."""
+        rows = self.get_rows(where=schema.first_chunk_of(card_id), limit=1)
+        return schema.card_from(rows[0].metadata) if rows else None
+
+    def list_cards(self, limit: int | None = None) -> list[StoredCard]:
+        """Cards of the active build (up to `limit`)."""
+        return [schema.card_from(r.metadata) for r in self.get_rows(schema.first_chunks(), limit)]
+
+    def lexical_rows(self) -> list[tuple[str, list[str]]]:
+        """(row id, BM25 tokens) of every row of the active build."""
+        return [(r.id, schema.tokens_from(r.metadata)) for r in self.get_rows()]

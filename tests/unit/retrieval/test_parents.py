@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -13,26 +15,38 @@ from app.core.errors import IndexNotReadyError
 from app.retrieval.models import ContextChunk
 from app.retrieval.parents import dedupe_and_expand
 from app.retrieval.retriever import Retriever
-from app.store.compat import expected_build
+from app.store import schema
 from app.store.index import Hit, IndexStore
 
 
+@dataclass(frozen=True)
+class FakeCard:
+    id: str
+    title: str
+    text: str
+    topics: tuple[str, ...] = ("a", "b")
+    source: str = "sintético"
+    license: str = "CC-BY-4.0"
+    accessed_at: date = date(2026, 5, 1)
+
+
+@dataclass(frozen=True)
+class FakeChunk:
+    index: int
+    text: str
+    start: int = 0
+    end: int = 0
+
+
+def row(parent: str, index: int, text: str = "", title: str = "") -> schema.Row:
+    """A stored row, built the way ingest builds one."""
+    card = FakeCard(parent, title or f"Título {parent}", text or f"texto inteiro de {parent}")
+    return schema.row_from(card, FakeChunk(index, f"trecho {index} de {parent}"))
+
+
 def hit(parent: str, index: int, score: float) -> Hit:
-    return Hit(
-        id=f"{parent}::{index:02d}",
-        document=f"trecho {index} de {parent}",
-        metadata={
-            "parent_id": parent,
-            "chunk_index": index,
-            "parent_text": f"texto inteiro de {parent}",
-            "parent_title": f"Título {parent}",
-            "license": "CC-BY-4.0",
-            "topics": "a, b",
-            "accessed_at": "2026-05-01",
-            "source": "sintético",
-        },
-        score=score,
-    )
+    r = row(parent, index)
+    return Hit(id=r.id, document=r.document, metadata=r.metadata, score=score)
 
 
 def test_dedupe_keeps_best_subchunk_per_parent() -> None:
@@ -83,26 +97,13 @@ def test_old_context_chunk_constructions_stay_valid() -> None:
 def seed(settings: Settings, rows: list[tuple[str, int, np.ndarray]]) -> IndexStore:
     store = IndexStore(settings)
     name = store.new_version_name()
-    build = expected_build(settings, VectorEmbedder.model_id, VectorEmbedder.dimension)
-    col = store.create_version(name, {**build, "state": "ready", "chunk_count": len(rows)})
-    col.add(
-        ids=[f"{p}::{i:02d}" for p, i, _ in rows],
-        embeddings=[v.tolist() for _, _, v in rows],
-        documents=[f"{p} {i}" for p, i, _ in rows],
-        metadatas=[
-            {
-                "parent_id": p,
-                "chunk_index": i,
-                "parent_text": f"card {p}",
-                "parent_title": p,
-                "source": "s",
-                "license": "CC-BY-4.0",
-                "topics": "x",
-                "accessed_at": "2026-01-01",
-            }
-            for p, i, _ in rows
-        ],
-    )
+    build = schema.expected_build(settings, VectorEmbedder.model_id, VectorEmbedder.dimension)
+    cards = len({p for p, _, _ in rows})
+    meta = schema.new_build(build, "2026-01-01T00:00:00+00:00", cards, len(rows))
+    store.create_version(name, meta)
+    stored = [row(p, i, text=f"card {p}", title=p) for p, i, _ in rows]
+    store.write_rows(name, stored, [v.tolist() for _, _, v in rows], batch=100)
+    store.mark_ready(name, meta)
     store.activate(name)
     return store
 
