@@ -133,7 +133,8 @@ def run_ingest(
 ) -> IngestReport:
     """Make the active index match the corpus. With clean=True always rebuild."""
     started = time.perf_counter()
-    corpus = load_corpus(settings.corpus_dir)  # raises CorpusError before any store access
+    # Raises CorpusError before any store access.
+    corpus = load_corpus(settings.corpus_dir, settings.card_review_max_days)
     rows = build_rows(corpus, settings)
     wanted = schema.expected_build(
         settings, embedder.model_id, embedder.dimension, corpus.corpus_hash

@@ -34,6 +34,9 @@ class Settings(BaseSettings):
     corpus_dir: Path = ROOT / "kb" / "cards"
     chunk_size: int = Field(default=500, description="CHUNK_SIZE: subchunk budget, characters")
     chunk_overlap: int = Field(default=50, description="CHUNK_OVERLAP: overlap, characters")
+    card_review_max_days: int = Field(
+        default=365, ge=1, description="CARD_REVIEW_MAX_DAYS: ingest warns about older reviews"
+    )
 
     # Embeddings.
     # Default chosen by measurement (README, "Choosing the embedding model"): the English

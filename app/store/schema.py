@@ -25,7 +25,7 @@ from app.core.config import Settings
 from app.core.text import TOKENIZER_ID, tokenize
 
 # Bumped whenever the row format changes: a build with another version is never served.
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4  # 4: cards carry their clinical review (reviewed_at, reviewed_by)
 
 CHUNK_ID_SEPARATOR = "::"
 
@@ -41,6 +41,8 @@ _LICENSE = "license"
 _TOPICS = "topics"
 _ACCESSED_AT = "accessed_at"
 _SOURCE = "source"
+_REVIEWED_AT = "reviewed_at"
+_REVIEWED_BY = "reviewed_by"
 
 # Build (collection) metadata keys.
 _STATE = "state"
@@ -68,6 +70,10 @@ class CardFields(Protocol):
     def license(self) -> str: ...
     @property
     def accessed_at(self) -> date: ...
+    @property
+    def reviewed_at(self) -> date: ...
+    @property
+    def reviewed_by(self) -> str | None: ...
 
 
 class ChunkFields(Protocol):
@@ -103,6 +109,8 @@ class StoredCard:
     license: str
     accessed_at: str
     topics: tuple[str, ...]
+    reviewed_at: str
+    reviewed_by: str | None
 
 
 @dataclass(frozen=True)
@@ -146,6 +154,8 @@ def row_from(card: CardFields, chunk: ChunkFields) -> Row:
             _TOPICS: ", ".join(card.topics),
             _ACCESSED_AT: card.accessed_at.isoformat(),
             _SOURCE: card.source,
+            _REVIEWED_AT: card.reviewed_at.isoformat(),
+            _REVIEWED_BY: card.reviewed_by or "",  # Chroma stores no None
         },
     )
 
@@ -160,6 +170,8 @@ def card_from(metadata: dict[str, Any]) -> StoredCard:
         license=str(metadata.get(_LICENSE, "")),
         accessed_at=str(metadata.get(_ACCESSED_AT, "")),
         topics=tuple(t.strip() for t in str(metadata.get(_TOPICS, "")).split(",") if t.strip()),
+        reviewed_at=str(metadata.get(_REVIEWED_AT, "")),
+        reviewed_by=str(metadata.get(_REVIEWED_BY) or "") or None,
     )
 
 

@@ -28,6 +28,8 @@ class FakeCard:
     source: str = "sintético"
     license: str = "CC-BY-4.0"
     accessed_at: date = date(2026, 5, 1)
+    reviewed_at: date = date(2026, 6, 1)
+    reviewed_by: str | None = None
 
 
 @dataclass(frozen=True)

@@ -46,6 +46,17 @@ def test_every_row_carries_the_whole_card(card_rows: list[tuple[Card, list[schem
             assert stored.license == card.license
             assert stored.accessed_at == card.accessed_at.isoformat()
             assert stored.topics == tuple(card.topics)
+            assert stored.reviewed_at == card.reviewed_at.isoformat()
+            assert stored.reviewed_by == card.reviewed_by
+
+
+def test_a_card_without_a_reviewer_reads_back_without_one(
+    card_rows: list[tuple[Card, list[schema.Row]]],
+) -> None:
+    card, _ = card_rows[0]
+    anonymous = card.model_copy(update={"reviewed_by": None})
+    chunk = chunk_card(card.title, card.text, 500, 50)[0]
+    assert schema.card_from(schema.row_from(anonymous, chunk).metadata).reviewed_by is None
 
 
 def test_rows_locate_their_subchunk_and_carry_its_tokens(
