@@ -22,6 +22,7 @@ from prometheus_client import (
     multiprocess,
     values,
 )
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 REQUESTS = Counter("rag_http_requests_total", "HTTP requests", ["route", "method", "status"])
 LATENCY = Histogram(
@@ -41,6 +42,34 @@ STEP = Histogram(
 def observe_steps(timings_ms: dict[str, float]) -> None:
     for step, ms in timings_ms.items():
         STEP.labels(step=step).observe(ms / 1000)
+
+
+class MetricsMiddleware:
+    """Requests and latency by route, as plain ASGI middleware (no per-request task or
+    body streams, which `app.middleware("http")` adds; measured in docs/benchmarks.md)."""
+
+    def __init__(self, app: ASGIApp):
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = time.perf_counter()
+        status = 500
+
+        async def send_status(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+            await send(message)
+
+        try:
+            await self.app(scope, receive, send_status)
+        finally:
+            path = getattr(scope.get("route"), "path", "unmatched")
+            REQUESTS.labels(route=path, method=scope["method"], status=str(status)).inc()
+            LATENCY.labels(route=path).observe(time.perf_counter() - started)
 
 
 async def middleware(

@@ -62,6 +62,10 @@ class Settings(BaseSettings):
     overfetch_multiple: int = Field(default=4, ge=1, le=50)
     overfetch_max: int = Field(default=200, ge=1, le=5000)
     min_similarity: float = Field(default=0.25, ge=-1.0, le=1.0)
+    # Parent ranking (dense): best subchunk + RANK_CHUNK_BONUS for each other subchunk of
+    # the same card among the RANK_WINDOW nearest rows. Measured in docs/benchmarks.md.
+    rank_chunk_bonus: float = Field(default=0.025, ge=0.0, le=1.0)
+    rank_window: int = Field(default=16, ge=1, le=5000)
     retrieval_mode: Literal["dense", "hybrid", "bm25"] = "dense"
     rrf_k: int = Field(default=60, ge=1, le=10_000)
     rrf_weight_dense: float = Field(default=1.0, ge=0.0, le=10.0)

@@ -37,6 +37,7 @@ from app.core.errors import (
 from app.store import schema
 from app.store.client import describe, make_client
 from app.store.schema import SCHEMA_VERSION, Row, StoredCard
+from app.store.snapshot import BuildSnapshot
 
 log = logging.getLogger(__name__)
 
@@ -48,19 +49,32 @@ POINTER_TTL_S = 2.0
 
 @dataclass(frozen=True)
 class Hit:
-    """One ranked subchunk. `score` orders hits (cosine similarity for a vector query, a
-    fused rank score after fusion); `similarity` is always the cosine similarity to the
-    question, which the min_similarity gate uses."""
+    """One ranked subchunk (a row id: its text and card come from the build snapshot).
+    `score` orders hits (cosine similarity for a vector query, a fused rank score after
+    fusion); `similarity` is always the cosine similarity to the question, which the
+    min_similarity gate uses."""
 
     id: str
-    document: str
-    metadata: dict[str, Any]
     score: float
     similarity: float | None = None
 
     @property
     def cosine(self) -> float:
         return self.score if self.similarity is None else self.similarity
+
+    @property
+    def card_id(self) -> str:
+        return schema.card_id_of(self.id)
+
+
+@dataclass(frozen=True)
+class QueryResult:
+    """Nearest subchunks of the active build, with that build's snapshot (the ids of
+    `hits` are rows of `build`). `fetched`: rows asked for in the last query."""
+
+    build: BuildSnapshot
+    hits: list[Hit]
+    fetched: int
 
 
 def _transport_errors() -> tuple[type[BaseException], ...]:
@@ -118,6 +132,8 @@ class IndexStore:
         self._client: Any = None
         self._lock = threading.Lock()
         self._active: tuple[float, Any] | None = None  # (fetched_at, Collection)
+        self._snapshot: BuildSnapshot | None = None  # of the active build, loaded once
+        self._snapshot_lock = threading.Lock()
 
     # -- plumbing -------------------------------------------------------------------
 
@@ -412,35 +428,70 @@ class IndexStore:
     def count(self) -> int:
         return int(self._with_active("count", lambda col: col.count()))
 
-    def query(self, embedding: Sequence[float], n_results: int) -> list[Hit]:
-        def run(col: Any) -> list[Hit]:
-            res = col.query(
-                query_embeddings=[list(map(float, embedding))],
-                n_results=n_results,
-                include=["documents", "metadatas", "distances"],
-            )
-            ids, docs = res["ids"][0], (res.get("documents") or [[]])[0]
-            metas, dists = (res.get("metadatas") or [[]])[0], (res.get("distances") or [[]])[0]
-            return [
-                Hit(id=i, document=d or "", metadata=dict(m or {}), score=1.0 - float(dist))
-                for i, d, m, dist in zip(ids, docs, metas, dists, strict=True)
-            ]
+    def _snapshot_of(self, collection: Any) -> BuildSnapshot:
+        """The snapshot of `collection`, loaded on first use (once per build)."""
+        snapshot = self._snapshot
+        if snapshot is not None and snapshot.name == collection.name:
+            return snapshot
+        with self._snapshot_lock:  # one load at a time; the others wait and reuse it
+            snapshot = self._snapshot
+            if snapshot is None or snapshot.name != collection.name:
+                started = time.perf_counter()
+                rows = paged_get(collection, ["documents", "metadatas"])
+                snapshot = BuildSnapshot.from_rows(collection.name, collection.metadata or {}, rows)
+                self._snapshot = snapshot  # the previous build's snapshot is dropped
+                log.info(
+                    "build %s loaded: %d cards, %d chunks in %.2f s",
+                    collection.name,
+                    len(snapshot.cards),
+                    len(snapshot.chunks),
+                    time.perf_counter() - started,
+                )
+            return snapshot
+
+    def active_snapshot(self) -> BuildSnapshot:
+        """The cards and subchunks of the active build (cached per build)."""
+        return self._with_active("load the active build", self._snapshot_of)
+
+    def query(
+        self,
+        embedding: Sequence[float],
+        n_results: int,
+        more: Callable[[list[Hit]], bool] | None = None,
+        cap: int | None = None,
+    ) -> QueryResult:
+        """The `n_results` rows nearest to `embedding` (ids and distances only). While
+        `more(hits)` is true, the query is repeated with twice as many rows, up to `cap`
+        and the size of the build. One build throughout, even if the active pointer moves.
+        """
+        vector = [list(map(float, embedding))]
+
+        def run(col: Any) -> QueryResult:
+            build = self._snapshot_of(col)
+            limit = min(cap or len(build.chunks), len(build.chunks))
+            n = max(min(n_results, limit), 1)
+            while True:
+                res = col.query(query_embeddings=vector, n_results=n, include=["distances"])
+                hits = [
+                    Hit(id=i, score=1.0 - float(d))
+                    for i, d in zip(res["ids"][0], res["distances"][0], strict=True)
+                ]
+                if more is None or n >= limit or not more(hits):
+                    return QueryResult(build, hits, n)
+                n = min(n * 2, limit)
 
         return self._with_active("query", run)
 
-    def get_embedded(self, ids: list[str]) -> list[tuple[Row, list[float]]]:
-        """Rows by id with their stored vectors (for rows found by another ranking)."""
+    def vectors(self, ids: list[str]) -> dict[str, list[float]]:
+        """Stored vectors of rows found by another ranking (BM25), by row id."""
 
-        def run(col: Any) -> list[tuple[Row, list[float]]]:
-            res = col.get(ids=ids, include=["documents", "metadatas", "embeddings"])
-            return [
-                (Row(id=i, document=d or "", metadata=dict(m or {})), list(map(float, e)))
-                for i, d, m, e in zip(
-                    res["ids"], res["documents"], res["metadatas"], res["embeddings"], strict=True
-                )
-            ]
+        def run(col: Any) -> dict[str, list[float]]:
+            res = col.get(ids=ids, include=["embeddings"])
+            return {
+                i: list(map(float, e)) for i, e in zip(res["ids"], res["embeddings"], strict=True)
+            }
 
-        return self._with_active("get rows by id", run)
+        return self._with_active("get vectors by id", run)
 
     def get_rows(self, where: dict[str, Any] | None = None, limit: int | None = None) -> list[Row]:
         """Rows of the active build, read in pages (one huge get exceeds SQLite's limit on
@@ -456,12 +507,11 @@ class IndexStore:
 
     def get_card(self, card_id: str) -> StoredCard | None:
         """A card of the active build, or None if it holds no such card."""
-        rows = self.get_rows(where=schema.first_chunk_of(card_id), limit=1)
-        return schema.card_from(rows[0].metadata) if rows else None
+        return self.active_snapshot().card(card_id)
 
     def list_cards(self, limit: int | None = None) -> list[StoredCard]:
-        """Cards of the active build (up to `limit`)."""
-        return [schema.card_from(r.metadata) for r in self.get_rows(schema.first_chunks(), limit)]
+        """Cards of the active build (up to `limit`), by id."""
+        return list(self.active_snapshot().cards.values())[:limit]
 
     def lexical_rows(self) -> list[tuple[str, list[str]]]:
         """(row id, BM25 tokens) of every row of the active build."""

@@ -17,6 +17,7 @@ from app.retrieval.parents import dedupe_and_expand
 from app.retrieval.retriever import Retriever
 from app.store import schema
 from app.store.index import Hit, IndexStore
+from app.store.snapshot import BuildSnapshot
 
 
 @dataclass(frozen=True)
@@ -47,8 +48,19 @@ def row(parent: str, index: int, text: str = "", title: str = "") -> schema.Row:
 
 
 def hit(parent: str, index: int, score: float) -> Hit:
-    r = row(parent, index)
-    return Hit(id=r.id, document=r.document, metadata=r.metadata, score=score)
+    return Hit(id=schema.chunk_id(parent, index), score=score)
+
+
+def build_of(hits: list[Hit]) -> BuildSnapshot:
+    """The snapshot of a build holding the rows the hits name."""
+    rows = [row(h.card_id, int(h.id.split("::")[1])) for h in hits]
+    return BuildSnapshot.from_rows(
+        "cards-v-test", {}, [(r.id, r.document, r.metadata) for r in rows]
+    )
+
+
+def dedupe(hits: list[Hit], top_k: int, min_similarity: float | None = None) -> list[ContextChunk]:
+    return dedupe_and_expand(hits, build_of(hits), top_k, min_similarity)
 
 
 def test_dedupe_keeps_best_subchunk_per_parent() -> None:
@@ -59,7 +71,7 @@ def test_dedupe_keeps_best_subchunk_per_parent() -> None:
         hit("card-002", 3, 0.85),
         hit("card-003", 1, 0.6),
     ]
-    parents = dedupe_and_expand(hits, top_k=10)
+    parents = dedupe(hits, top_k=10)
     assert [(p.id, p.score) for p in parents] == [
         ("card-001", 0.9),
         ("card-002", 0.85),
@@ -75,7 +87,7 @@ def test_dedupe_keeps_best_subchunk_per_parent() -> None:
 
 def test_truncates_to_top_k_parents() -> None:
     hits = [hit(f"card-{i:03d}", j, 1 - i / 10 - j / 100) for i in range(1, 8) for j in range(3)]
-    assert [p.id for p in dedupe_and_expand(hits, top_k=3)] == ["card-001", "card-002", "card-003"]
+    assert [p.id for p in dedupe(hits, top_k=3)] == ["card-001", "card-002", "card-003"]
 
 
 def test_gate_applies_to_best_per_parent_score() -> None:
@@ -86,9 +98,9 @@ def test_gate_applies_to_best_per_parent_score() -> None:
         hit("card-002", 1, 0.55),
         hit("card-003", 0, 0.29),
     ]
-    parents = dedupe_and_expand(hits, top_k=5, min_similarity=0.3)
+    parents = dedupe(hits, top_k=5, min_similarity=0.3)
     assert [p.id for p in parents] == ["card-002"]
-    assert dedupe_and_expand(hits, top_k=5, min_similarity=0.6) == []
+    assert dedupe(hits, top_k=5, min_similarity=0.6) == []
 
 
 def test_old_context_chunk_constructions_stay_valid() -> None:
@@ -184,3 +196,25 @@ def test_a_build_made_differently_is_never_searched(settings: Settings) -> None:
     with pytest.raises(IndexNotReadyError, match="chunk_size: index has"):
         Retriever(IndexStore(other), VectorEmbedder(query), other).search("q")
     assert Retriever(store, VectorEmbedder(query), settings).search("q").candidates
+
+
+def test_a_card_matching_in_several_places_ranks_above_a_single_match() -> None:
+    # card-002 matches three times just below card-001's single best subchunk.
+    hits = [
+        hit("card-001", 0, 0.60),
+        hit("card-002", 1, 0.59),
+        hit("card-002", 0, 0.55),
+        hit("card-002", 2, 0.50),
+        hit("card-003", 0, 0.40),
+    ]
+    build = build_of(hits)
+    plain = dedupe_and_expand(hits, build, top_k=3)
+    ranked = dedupe_and_expand(hits, build, top_k=3, bonus=0.025, window=16)
+    assert [p.id for p in plain] == ["card-001", "card-002", "card-003"]
+    assert [p.id for p in ranked] == ["card-002", "card-001", "card-003"]
+    # The score (gate, API) is still the best cosine; the rank score carries the bonus.
+    assert [p.score for p in ranked] == [0.59, 0.60, 0.40]
+    assert ranked[0].metadata["rank_score"] == pytest.approx(0.59 + 2 * 0.025)
+    # Only subchunks within the window count.
+    narrow = dedupe_and_expand(hits, build, top_k=3, bonus=0.025, window=2)
+    assert [p.id for p in narrow] == ["card-001", "card-002", "card-003"]
