@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from bench.common import LOOPBACK, QUICK, log, proc_tree_memory
+from bench.common import LOOPBACK, QUICK, log, proc_tree_memory, summary
 from evaluation.service import free_port
 
 # Words swapped by the expander (pt-BR, same grammatical role), so synthetic cards differ
@@ -107,7 +107,7 @@ def ingest_once(settings: Any, corpus: Any) -> dict[str, Any]:
     from app.store.index import IndexStore
 
     original = pipeline.load_corpus
-    pipeline.load_corpus = lambda _dir: corpus  # type: ignore[assignment]
+    pipeline.load_corpus = lambda _dir: corpus  # type: ignore[assignment,misc]
     try:
         store = IndexStore(settings)
         report = pipeline.run_ingest(settings, get_embedder(settings), store, clean=True)
@@ -164,6 +164,35 @@ def batch_sweep(settings: Any, rows: list[Any], port: int) -> dict[str, Any]:
     return {"max_batch_size": max_batch, "embed": embed_rows, "write": write_rows, "port": port}
 
 
+def api_with_build(path: Path, port: int, prefix: str) -> dict[str, Any]:
+    """Memory of the API (gunicorn, 2 workers) once each worker has loaded the build,
+    its time to ready, and /api/search latency over that build."""
+    from bench.floor import questions
+    from bench.served import sequential, service_memory, wait_ready
+    from evaluation.service import Service
+
+    env = {"CHROMA_MODE": "http", "CHROMA_HOST": LOOPBACK, "CHROMA_PORT": str(port)}
+    env.update(COLLECTION_PREFIX=prefix, WEB_CONCURRENCY="2", RATE_LIMIT_PER_MINUTE="0")
+    service = Service(path.parent / "api-unused", **env)
+    started = time.monotonic()
+    service.start(timeout_s=600)
+    try:
+        wait_ready(service.url, timeout_s=600)
+        ready_s = time.monotonic() - started
+        idle = service_memory(service)
+        bodies = [{"question": q} for q in questions()]
+        sequential(service.url, "/api/ask", bodies, len(bodies))
+        search = sequential(service.url, "/api/search", bodies, len(bodies))
+        return {
+            "ready_s": ready_s,
+            "memory_idle": idle,
+            "memory_after_requests": service_memory(service),
+            "search_ms": summary(search),
+        }
+    finally:
+        service.stop()
+
+
 def run(workdir: Path, base: Any) -> dict[str, Any]:
     import logging
 
@@ -176,6 +205,7 @@ def run(workdir: Path, base: Any) -> dict[str, Any]:
     sizes = [len(bundled), 200] if QUICK else [len(bundled), 1000, 10000]
     rows: list[dict[str, Any]] = []
     sweep: dict[str, Any] = {}
+    api: dict[str, Any] = {}
     for n in sizes:
         corpus_cards = expand_corpus(bundled, n)
         from ingest.corpus import Corpus
@@ -206,10 +236,15 @@ def run(workdir: Path, base: Any) -> dict[str, Any]:
             if n == sizes[1]:
                 log("ingest: batch-size sweep")
                 sweep = batch_sweep(settings, build_rows(corpus, settings), port)
+            if n == sizes[-1]:
+                log(f"ingest: the API serving the {n:,}-card build (2 workers, http store)")
+                api = api_with_build(path, port, f"bench{n}")
+                api["chroma_rss_mb"] = _rss(proc)
     per_card = [r["ms_per_card"] for r in rows]
     spread = max(per_card) / min(per_card) - 1
     return {
         "sizes": rows,
+        "api_with_largest_build": {"cards": sizes[-1], **api},
         "batch_sweep": sweep,
         "per_card_spread": spread,
         "target_flat_within_25pct": spread <= 0.25,

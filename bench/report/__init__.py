@@ -1,5 +1,5 @@
 """docs/benchmarks.md and docs/bench/*.png from the raw results: one renderer per
-section (header, floor, load, ingest, memory, peer); `write` puts them together with the
+section (header, floor, profile, load, ingest, memory, peer); `write` puts them together with the
 targets table at the top and the findings at the end."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from bench.report import floor, header, ingest, load, memory, peer
+from bench.report import floor, header, ingest, load, memory, peer, profile
 from bench.report.format import Section, table
 
 
@@ -15,6 +15,7 @@ def sections(results: dict[str, Any], charts_dir: Path) -> list[Section]:
     s = results["sections"]
     out: list[Section | None] = [
         floor.render(s["floor"], charts_dir) if "floor" in s else None,
+        profile.render(s["profile"]) if "profile" in s else None,
         load.render(s["load"], charts_dir) if "load" in s else None,
         ingest.render(s["ingest"], charts_dir, bool(results.get("quick")))
         if "ingest" in s

@@ -13,15 +13,19 @@ HYBRID_NOTE = " (RETRIEVAL_MODE=hybrid, in-process; default is dense)"
 
 INTRO = (
     "## 1. Latency against the floor\n\n"
-    "The floor is what no implementation of this design can avoid per question: one "
-    "query embedding plus one vector query. Measured in-process with the app's own "
-    "`Retriever.search` (`timings_ms`) and `Agent.ask` (state `timings_ms`), with the "
-    "thread budget of one served worker ({threads} thread(s): `app/gunicorn_conf.py` gives "
-    "each of the 2 workers cores // workers), on the bundled corpus, {requests} calls "
-    "after a warm-up pass. Then the same index served by gunicorn (2 uvicorn workers), one "
-    "request at a time over a keep-alive connection; server-side step means come from "
-    "`/metrics` (`rag_step_seconds`), scraped before and after each route's run, so "
-    "**HTTP overhead = client latency - server pipeline time in the same run**.\n\n"
+    "**The floor** is what no implementation of this design can avoid per question, "
+    "measured without our code: one query embedding plus one raw Chroma `query` on the "
+    'served collection with `include=["distances"]` and the same `n_results` as our '
+    "first query ({n_results}), straight on `chromadb`, in the same run. The old definition "
+    "(our own `embed` + `vector_query` steps, which included reading every matched row's "
+    "metadata back) is shown beside it for one release. In-process timings use the app's "
+    "own `Retriever.search` (`timings_ms`) and `Agent.ask` (state `timings_ms`) with the "
+    "thread budget of one served worker ({threads} thread(s)), on the bundled corpus, "
+    "{requests} calls after a warm-up pass. Then the same index served by gunicorn (2 "
+    "uvicorn workers), one request at a time over a keep-alive connection; server-side "
+    "step means come from `/metrics` (`rag_step_seconds`), scraped before and after each "
+    "route's run, so **HTTP overhead = client latency - server pipeline time in the same "
+    "run**.\n\n"
 )
 
 
@@ -48,13 +52,20 @@ def _step_row(fl: dict[str, Any], step: str) -> list[Any]:
 def _steps_table(fl: dict[str, Any]) -> str:
     ip = fl["in_process"]
     rows = [_step_row(fl, step) for step in STEPS]
-    go, floor = ip["graph_overhead_ms"], ip["floor_ms"]
+    go, noop = ip["graph_overhead_ms"], ip["langgraph_noop_invoke_ms"]
     rows.append(
         ["LangGraph and agent bookkeeping (ask total - steps)"]
         + [num(go["p50"], 2), num(go["p95"], 2), "", ""]
     )
-    rows.append(["**floor = embed + vector_query**", num(floor["p50"], 2)])
-    rows[-1] += [num(floor["p95"], 2), "", ""]
+    rows.append(
+        ["LangGraph alone (same graph shape, no-op nodes)"]
+        + [num(noop["p50"], 2), num(noop["p95"], 2), "", ""]
+    )
+    floor, old = ip["floor_ms"], ip["old_floor_ms"]
+    rows.append(["**floor = embedding + raw Chroma query (ids, distances)**"])
+    rows[-1] += [num(floor["p50"], 2), num(floor["p95"], 2), "", ""]
+    rows.append(["old floor definition = our embed + vector_query steps"])
+    rows[-1] += [num(old["p50"], 2), num(old["p95"], 2), "", ""]
     head = ["step", "in-process p50 ms", "in-process p95 ms"]
     head += ["served /api/search mean ms", "served /api/ask mean ms"]
     return table(head, rows)
@@ -65,12 +76,14 @@ def _routes_table(fl: dict[str, Any]) -> str:
     for route in ("/api/search", "/api/ask"):
         h = fl["http"][route]
         lat, r = h["latency_ms"], fl["ratio_to_floor"][route]
+        old = fl["ratio_to_old_floor"][route]["p50"]
         rows.append(
             [f"`{route}`", lat["n"], num(lat["p50"], 2), num(lat["p95"], 2), num(lat["p99"], 2)]
-            + [f"{r['p50']:.2f}x / {r['p95']:.2f}x / {r['p99']:.2f}x"]
+            + [f"{r['p50']:.2f}x / {r['p95']:.2f}x / {r['p99']:.2f}x", f"{old:.2f}x"]
             + [num(h["pipeline_mean_ms"], 2), num(h["http_overhead_mean_ms"], 2)]
         )
     head = ["route", "n", "p50 ms", "p95 ms", "p99 ms", "ratio to floor p50/p95/p99"]
+    head += ["ratio to old floor p50"]
     return table(head + ["server pipeline mean ms", "HTTP overhead mean ms"], rows)
 
 
@@ -81,32 +94,28 @@ def _cold(fl: dict[str, Any]) -> tuple[str, list[str]]:
     text = (
         f"Cold start: the first pass of the golden set on a freshly started service "
         f"(`/api/ask`, one connection, so mostly one worker) has p50 {num(cold['p50'], 1)} ms, "
-        f"p95 {num(cold['p95'], 1)} ms, p99 {num(cold['p99'], 1)} ms: the extractive generator "
-        f"embeds each card's sentences on first use, per worker (`SentenceVectors` cache). The "
-        f"table above is after warm-up."
+        f"p95 {num(cold['p95'], 1)} ms, p99 {num(cold['p99'], 1)} ms (`Resources.warm()` loads "
+        f"the build and embeds the cards' sentences when a worker starts). The table above is "
+        f"after warm-up."
     )
-    warm = fl["http"]["/api/ask"]["latency_ms"]["p95"]
-    finding = (
-        f"**Per-worker cold cache.** The first questions a worker answers pay for embedding "
-        f"every sentence of the cards they touch (`/api/ask` cold p95 {num(cold['p95'], 0)} ms "
-        f"vs warm {num(warm, 0)} ms). Fixed in 3367a7e: `Resources.warm()` embeds the sentences "
-        f"of the served cards (up to 400) when a worker starts, so cold and warm match."
-    )
-    return text, [finding]
+    return text, []
 
 
 def _findings(ip: dict[str, Any]) -> list[str]:
-    go = ip["graph_overhead_ms"]["p50"]
+    go, noop = ip["graph_overhead_ms"]["p50"], ip["langgraph_noop_invoke_ms"]["p50"]
+    audit = ip["audit"]
     return [
-        f"**LangGraph bookkeeping per ask: {num(go, 2)} ms p50** in-process "
-        f"({go / ip['ask_total_ms']['p50'] * 100:.0f}% of the in-process ask, "
-        f"{go / ip['floor_ms']['p50']:.2f}x of the floor budget). It is the state copying and "
-        f"channel machinery of `graph.invoke` for 5 trivial nodes, not work; measured as the "
-        f"difference between the ask total and the sum of its timed steps.",
+        f"**LangGraph's cost per ask: {num(go, 2)} ms p50** in-process (ask total minus its "
+        f"timed steps; {go / ip['ask_total_ms']['p50'] * 100:.0f}% of the in-process ask, "
+        f"{go / ip['floor_ms']['p50']:.2f}x the floor). The library alone, invoking a compiled "
+        f"graph of the same shape with no-op nodes, costs {num(noop, 2)} ms p50: the rest is "
+        f"our state copying between nodes. LangGraph stays (issue 17); what is left to cut is "
+        f"in app/agent (see the profile).",
         f"**Audit of repeated work:** during {ip['requests']} in-process calls, "
-        f"{ip['audit']['chroma_client_created']} Chroma clients and "
-        f"{ip['audit']['embedder_created']} embedders were created: clients and the model are "
-        f"per process, not per request (good).",
+        f"{audit['chroma_client_created']} Chroma clients, {audit['embedder_created']} "
+        f"embedders and {audit.get('builds_loaded', '?')} build snapshots were created: "
+        f"clients, the model and the cards of the active build are per process, not per "
+        f"request.",
     ]
 
 
@@ -115,7 +124,7 @@ def render(fl: dict[str, Any], charts_dir: Path) -> Section:
     charts.floor(fl, charts_dir / "floor.png")
     cold_text, cold_findings = _cold(fl)
     markdown = (
-        INTRO.format(threads=ip["threads"], requests=ip["requests"])
+        INTRO.format(threads=ip["threads"], requests=ip["requests"], n_results=ip["n_results"])
         + _steps_table(fl)
         + "\n\n"
         + _routes_table(fl)
@@ -123,10 +132,11 @@ def render(fl: dict[str, Any], charts_dir: Path) -> Section:
         + (f"\n\n{cold_text}" if cold_text else "")
     )
     sr, ar = fl["ratio_to_floor"]["/api/search"]["p50"], fl["ratio_to_floor"]["/api/ask"]["p50"]
+    t = fl["targets"]
     targets = [
-        ["`/api/search` p50 within 1.5x of the floor", f"{sr:.2f}x"],
-        ["`/api/ask` (extractive) p50 within 2.5x of the floor", f"{ar:.2f}x"],
+        [f"`/api/search` p50 <= {t['search_p50_within']}x the floor", f"{sr:.2f}x"],
+        [f"`/api/ask` (extractive) p50 <= {t['ask_p50_within']}x the floor", f"{ar:.2f}x"],
     ]
-    targets[0].append(met(fl["targets"]["search_p50_within_1.5x"]))
-    targets[1].append(met(fl["targets"]["ask_p50_within_2.5x"]))
+    targets[0].append(met(t["search_met"]))
+    targets[1].append(met(t["ask_met"]))
     return Section(markdown, targets, cold_findings + _findings(ip))

@@ -8,6 +8,9 @@ from typing import Any
 from bench.report import charts
 from bench.report.format import Section, met, num, table
 
+THROUGHPUT_TARGET_RPS = 180.0  # issue 17: embedded default at concurrency 32
+P99_AT_64_BEFORE_MS = 1209.3  # docs/benchmarks.md before issue 17 (commit deb583c)
+
 HEAD = ["concurrency", "requests", "throughput req/s", "errors", "p50 ms", "p95 ms", "p99 ms"]
 
 
@@ -88,5 +91,26 @@ def render(ld: dict[str, Any], charts_dir: Path) -> Section:
     errors = sum(r["http_errors"] + r["conn_errors"] for r in levels)
     markdown = "\n\n".join(["## 2. Load\n", _embedded(em), _compose(co), _sweep(ld["sweep"])])
     scope = "embedded and compose" if co.get("levels") else "embedded"
-    target = [f"Load: zero errors ({scope}, all levels)", f"{errors} errors", met(errors == 0)]
-    return Section(markdown, [target], _sweep_findings(ld["sweep"]))
+    by_c = {r["concurrency"]: r for r in em["levels"]}
+    c32, c64 = by_c.get(32), by_c.get(64)
+    targets = [[f"Load: zero errors ({scope}, all levels)", f"{errors} errors", met(errors == 0)]]
+    if c32:
+        ok = c32["throughput_rps"] >= THROUGHPUT_TARGET_RPS and c32["http_errors"] == 0
+        targets.append(
+            [
+                f"Embedded default at c=32: >= {THROUGHPUT_TARGET_RPS:.0f} req/s, no errors",
+                f"{num(c32['throughput_rps'], 1)} req/s, "
+                f"{c32['http_errors'] + c32['conn_errors']} errors",
+                met(ok and c32["conn_errors"] == 0),
+            ]
+        )
+    if c64:
+        p99 = c64["latency_ms"]["p99"]
+        targets.append(
+            [
+                f"Embedded default: p99 at 64 clients below before ({P99_AT_64_BEFORE_MS:,} ms)",
+                f"{num(p99, 1)} ms",
+                met(p99 < P99_AT_64_BEFORE_MS),
+            ]
+        )
+    return Section(markdown, targets, _sweep_findings(ld["sweep"]))
