@@ -464,7 +464,7 @@ class IndexStore:
         `more(hits)` is true, the query is repeated with twice as many rows, up to `cap`
         and the size of the build. One build throughout, even if the active pointer moves.
         """
-        vector = [list(map(float, embedding))]
+        vector = [embedding if isinstance(embedding, list) else list(map(float, embedding))]
 
         def run(col: Any) -> QueryResult:
             build = self._snapshot_of(col)
