@@ -32,6 +32,9 @@ def write(results: dict[str, Any], out: Path) -> None:
     rendered = sections(results, charts_dir)
     targets = [row for sec in rendered for row in sec.targets]
     findings = [f for sec in rendered for f in sec.findings]
+    # Notes written into results.json after a run (what a target's miss is due to, what
+    # was not measured and why), rendered with `--render-only`.
+    findings += [f"**Note on this run.** {n}" for n in results.get("notes", [])]
     doc = "\n\n".join(
         [
             header.render(results),
