@@ -107,7 +107,7 @@ def ingest_once(settings: Any, corpus: Any) -> dict[str, Any]:
     from app.store.index import IndexStore
 
     original = pipeline.load_corpus
-    pipeline.load_corpus = lambda *_args: corpus  # type: ignore[assignment,misc]
+    pipeline.load_corpus = lambda *_args: corpus
     try:
         store = IndexStore(settings)
         report = pipeline.run_ingest(settings, get_embedder(settings), store, clean=True)
