@@ -34,7 +34,7 @@ def write(results: dict[str, Any], out: Path) -> None:
     findings = [f for sec in rendered for f in sec.findings]
     # Notes written into results.json after a run (what a target's miss is due to, what
     # was not measured and why), rendered with `--render-only`.
-    findings += [f"**Note on this run.** {n}" for n in results.get("notes", [])]
+    findings += list(results.get("notes", []))
     doc = "\n\n".join(
         [
             header.render(results),
