@@ -31,7 +31,7 @@ def render(results: dict[str, Any]) -> str:
         f"the start: {m['load_avg_at_start'][0]}; per section: {per_section}. A load average "
         "above ~0.5 before a section means other processes were using the 2 cores during "
         "it: numbers are then pessimistic, sometimes much.\n\n"
-        + (f"**Two runs merged.** {merge}\n\n" if merge else "")
+        + (f"**Runs merged.** {merge}\n\n" if merge else "")
         + "All traffic goes to 127.0.0.1 only. Every load step is a closed loop bounded by "
         "time and by a request cap; every server the benchmark starts is stopped at the end "
         "(the compose project with `down -v`)."
