@@ -17,9 +17,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench.common import QUICK, ROOT, log, machine
+from bench.common import QUICK, ROOT, bench_settings, log, machine
 
-SECTIONS = ("floor", "load", "ingest", "peer")
+SECTIONS = ("floor", "profile", "load", "ingest", "peer")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -56,29 +56,32 @@ def _save(results: dict[str, Any], path: Path) -> None:
 def measure(sections: list[str], with_compose: bool, save_to: Path) -> dict[str, Any]:
     """Run the sections; raw results are saved after each one (an interrupted run keeps
     what it measured: `--render-only` then reports it)."""
-    from bench import floor, ingest_scaling, load, peer
+    from bench import floor, ingest_scaling, load, peer, profile
     from bench.served import ensure_index
 
     started = time.monotonic()
+    settings = bench_settings()
     results: dict[str, Any] = {"machine": machine(), "sections": {}}
     timings: dict[str, float] = {}
     with tempfile.TemporaryDirectory(prefix="rag-bench-") as tmp:
         workdir = Path(tmp)
         chroma_path = workdir / "served" / "chroma"
-        if {"floor", "load"} & set(sections):
+        if {"floor", "profile", "load"} & set(sections):
             log("building the bundled-corpus index for the served API (python -m ingest)")
             ensure_index(chroma_path)
         for name in sections:
             t = time.monotonic()
             load_avg = os.getloadavg()[0]
             if name == "floor":
-                res = floor.run(workdir, chroma_path)
+                res = floor.run(workdir, chroma_path, settings)
+            elif name == "profile":
+                res = profile.run(chroma_path, workdir)
             elif name == "load":
                 res = load.run(chroma_path, with_compose)
             elif name == "ingest":
-                res = ingest_scaling.run(workdir)
+                res = ingest_scaling.run(workdir, settings)
             else:
-                res = peer.run(workdir)
+                res = peer.run(workdir, settings)
             res["load_avg_1m_at_start"] = round(load_avg, 2)
             results["sections"][name] = res
             timings[name] = time.monotonic() - t

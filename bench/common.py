@@ -45,11 +45,13 @@ def log(msg: str) -> None:
     print(f"[bench {time.strftime('%H:%M:%S')}] {msg}", flush=True)
 
 
-def bench_settings(**update: Any) -> Any:
-    """Settings from the environment only (no .env), with overrides."""
+def bench_settings() -> Any:
+    """The Settings of a benchmark run: from the environment only (no .env), built once
+    per run by bench.__main__ and handed to every section (which copies it with
+    overrides)."""
     from app.core.config import settings_from_environment
 
-    return settings_from_environment().model_copy(update=update)
+    return settings_from_environment()
 
 
 @dataclass

@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from bench.common import LOOPBACK, QUICK, bench_settings, log, proc_tree_memory
+from bench.common import LOOPBACK, QUICK, log, proc_tree_memory, summary
 from evaluation.service import free_port
 
 # Words swapped by the expander (pt-BR, same grammatical role), so synthetic cards differ
@@ -37,8 +37,6 @@ def expand_corpus(cards: list[Any], n: int) -> list[Any]:
     card i mod len(cards), with its paragraphs rotated, a seeded subset of word swaps and a
     variant tag in the title and text. Ids `card-NNN-sNNNNN` (the corpus loader's id
     pattern, card-\\d{3}, cannot name more than 1,000 cards; see the report)."""
-    from ingest.corpus import Card
-
     out = []
     for i in range(n):
         base = cards[i % len(cards)]
@@ -54,17 +52,8 @@ def expand_corpus(cards: list[Any], n: int) -> list[Any]:
             if rng.random() < 0.5:
                 text = text.replace(a, b)
         tag = f"variante {i // len(cards)}"
-        out.append(
-            Card.model_construct(
-                id=f"{base.id}-s{i:05d}",
-                title=f"{base.title} ({tag})",
-                topics=list(base.topics),
-                source=base.source,
-                license=base.license,
-                accessed_at=base.accessed_at,
-                text=f"{text}\n\n({tag}, caso {i}.)",
-            )
-        )
+        variant = {"id": f"{base.id}-s{i:05d}", "title": f"{base.title} ({tag})"}
+        out.append(base.model_copy(update={**variant, "text": f"{text}\n\n({tag}, caso {i}.)"}))
     return out
 
 
@@ -111,42 +100,31 @@ def _rss(proc: subprocess.Popen[bytes]) -> float:
 
 
 def ingest_once(settings: Any, corpus: Any) -> dict[str, Any]:
-    """run_ingest on an in-memory corpus; `_write` and `_verify` timed separately."""
+    """run_ingest on an in-memory corpus (the loader is bypassed: ids of synthetic cards
+    do not name files)."""
     import ingest.pipeline as pipeline
     from app.embedding import get_embedder
     from app.store.index import IndexStore
 
-    timings = {"write": 0.0, "verify": 0.0}
-    originals = (pipeline.load_corpus, pipeline._write, pipeline._verify)
-
-    def timed(name: str, fn: Any) -> Any:
-        def inner(*a: Any, **k: Any) -> Any:
-            t = time.perf_counter()
-            try:
-                return fn(*a, **k)
-            finally:
-                timings[name] += time.perf_counter() - t
-
-        return inner
-
-    pipeline.load_corpus = lambda _dir: corpus  # type: ignore[assignment]
-    pipeline._write = timed("write", originals[1])  # type: ignore[assignment]
-    pipeline._verify = timed("verify", originals[2])  # type: ignore[assignment]
+    original = pipeline.load_corpus
+    pipeline.load_corpus = lambda *_args: corpus
     try:
-        embedder = get_embedder(settings)
         store = IndexStore(settings)
-        report = pipeline.run_ingest(settings, embedder, store, clean=True)
+        report = pipeline.run_ingest(settings, get_embedder(settings), store, clean=True)
         batch = min(store.max_batch_size(), pipeline.WRITE_BATCH)
     finally:
-        pipeline.load_corpus, pipeline._write, pipeline._verify = originals  # type: ignore[assignment]
+        pipeline.load_corpus = original
     return {
         "cards": report.cards,
         "chunks": report.chunks,
         "wall_s": report.seconds,
         "embed_s": report.embed_seconds,
-        "write_s": timings["write"],
-        "verify_s": timings["verify"],
-        "other_s": report.seconds - report.embed_seconds - timings["write"] - timings["verify"],
+        "write_s": report.write_seconds,
+        "verify_s": report.verify_seconds,
+        "other_s": report.seconds
+        - report.embed_seconds
+        - report.write_seconds
+        - report.verify_seconds,
         "cards_per_s": report.cards / report.seconds,
         "ms_per_card": report.seconds / report.cards * 1000,
         "write_batch": batch,
@@ -156,12 +134,11 @@ def ingest_once(settings: Any, corpus: Any) -> dict[str, Any]:
 
 def batch_sweep(settings: Any, rows: list[Any], port: int) -> dict[str, Any]:
     """Embedding throughput by batch size; write throughput by write batch size."""
-    import ingest.pipeline as pipeline
     from app.embedding import get_embedder
-    from app.store.client import make_client
+    from app.store.index import IndexStore
 
     embedder = get_embedder(settings)
-    texts = [r.text for r in rows]
+    texts = [r.document for r in rows]
     sample = texts[: 256 if QUICK else 1024]
     embed_rows = []
     for b in (8, 32, 64, 256):
@@ -171,36 +148,64 @@ def batch_sweep(settings: Any, rows: list[Any], port: int) -> dict[str, Any]:
         s = time.perf_counter() - t
         embed_rows.append({"batch": b, "chunks": len(sample), "chunks_per_s": len(sample) / s})
     vectors = [v.tolist() for v in embedder.embed(texts)]
-    client = make_client(settings)
-    max_batch = int(client.get_max_batch_size())
+    store = IndexStore(settings)
+    max_batch = store.max_batch_size()
     write_rows = []
     for b in sorted({50, 250, 1000, min(max_batch, 5000)}):
         if b > max_batch:
             continue
         name = f"bench-batch-{b}"
-        col = client.create_collection(
-            name, configuration={"hnsw": {"space": "cosine"}}, embedding_function=None
-        )
+        store.create_version(name, {"purpose": "write batch sweep"})
         t = time.perf_counter()
-        pipeline._write(col, rows, vectors, b)
+        store.write_rows(name, rows, vectors, b)
         s = time.perf_counter() - t
-        client.delete_collection(name)
+        store.delete_collection(name)
         write_rows.append({"batch": b, "rows": len(rows), "rows_per_s": len(rows) / s})
     return {"max_batch_size": max_batch, "embed": embed_rows, "write": write_rows, "port": port}
 
 
-def run(workdir: Path) -> dict[str, Any]:
+def api_with_build(path: Path, port: int, prefix: str) -> dict[str, Any]:
+    """Memory of the API (gunicorn, 2 workers) once each worker has loaded the build,
+    its time to ready, and /api/search latency over that build."""
+    from bench.floor import questions
+    from bench.served import sequential, service_memory, wait_ready
+    from evaluation.service import Service
+
+    env = {"CHROMA_MODE": "http", "CHROMA_HOST": LOOPBACK, "CHROMA_PORT": str(port)}
+    env.update(COLLECTION_PREFIX=prefix, WEB_CONCURRENCY="2", RATE_LIMIT_PER_MINUTE="0")
+    service = Service(path.parent / "api-unused", **env)
+    started = time.monotonic()
+    service.start(timeout_s=600)
+    try:
+        wait_ready(service.url, timeout_s=600)
+        ready_s = time.monotonic() - started
+        idle = service_memory(service)
+        bodies = [{"question": q} for q in questions()]
+        sequential(service.url, "/api/ask", bodies, len(bodies))
+        search = sequential(service.url, "/api/search", bodies, len(bodies))
+        return {
+            "ready_s": ready_s,
+            "memory_idle": idle,
+            "memory_after_requests": service_memory(service),
+            "search_ms": summary(search),
+        }
+    finally:
+        service.stop()
+
+
+def run(workdir: Path, base: Any) -> dict[str, Any]:
     import logging
 
     from ingest.corpus import load_corpus
     from ingest.pipeline import build_rows
 
     logging.getLogger("ingest").setLevel(logging.WARNING)
-    base = bench_settings()
+    logging.getLogger("app.store.index").setLevel(logging.WARNING)
     bundled = load_corpus(base.corpus_dir).cards
     sizes = [len(bundled), 200] if QUICK else [len(bundled), 1000, 10000]
     rows: list[dict[str, Any]] = []
     sweep: dict[str, Any] = {}
+    api: dict[str, Any] = {}
     for n in sizes:
         corpus_cards = expand_corpus(bundled, n)
         from ingest.corpus import Corpus
@@ -231,10 +236,15 @@ def run(workdir: Path) -> dict[str, Any]:
             if n == sizes[1]:
                 log("ingest: batch-size sweep")
                 sweep = batch_sweep(settings, build_rows(corpus, settings), port)
+            if n == sizes[-1]:
+                log(f"ingest: the API serving the {n:,}-card build (2 workers, http store)")
+                api = api_with_build(path, port, f"bench{n}")
+                api["chroma_rss_mb"] = _rss(proc)
     per_card = [r["ms_per_card"] for r in rows]
     spread = max(per_card) / min(per_card) - 1
     return {
         "sizes": rows,
+        "api_with_largest_build": {"cards": sizes[-1], **api},
         "batch_sweep": sweep,
         "per_card_spread": spread,
         "target_flat_within_25pct": spread <= 0.25,

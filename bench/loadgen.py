@@ -104,7 +104,7 @@ async def _client(
                 reader, writer = await asyncio.wait_for(
                     asyncio.open_connection(host, port), REQUEST_TIMEOUT_S
                 )
-            assert reader is not None
+            assert reader is not None and writer is not None
             writer.write(payload)
             await writer.drain()
             status, keep = await asyncio.wait_for(_read_response(reader), REQUEST_TIMEOUT_S)
@@ -122,7 +122,7 @@ async def _client(
             result.latencies_ms.append(elapsed)
         else:
             result.http_errors += 1
-        if not keep:
+        if not keep and writer is not None:
             writer.close()
             reader = writer = None
     if writer is not None:

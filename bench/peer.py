@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench.common import QUICK, bench_settings, log, summary
+from bench.common import QUICK, log, summary
 from evaluation.golden import load_golden
 from evaluation.metrics import hit_at, reciprocal_rank
 
@@ -110,11 +110,10 @@ def _metrics(cases: list[Any], ranked: list[list[str]], ms: list[float]) -> dict
     return out
 
 
-def run(workdir: Path) -> dict[str, Any]:
+def run(workdir: Path, settings: Any) -> dict[str, Any]:
     import logging
 
     logging.getLogger("ingest").setLevel(logging.WARNING)
-    settings = bench_settings()
     cases = load_golden()
     rounds = 1 if QUICK else 3
     log("peer: building ours (run_ingest) and LangChain ParentDocumentRetriever")
@@ -127,26 +126,28 @@ def run(workdir: Path) -> dict[str, Any]:
     def rank_theirs(q: str) -> list[str]:
         return [d.metadata["card_id"] for d in theirs.invoke(q)][:DEPTH]
 
-    results: dict[str, Any] = {}
-    for name, fn, build_s in (
-        ("ours", rank_ours, ours_build),
-        ("langchain", rank_theirs, theirs_build),
-    ):
-        for c in cases:  # warm-up
+    fns = {"ours": rank_ours, "langchain": rank_theirs}
+    builds = {"ours": ours_build, "langchain": theirs_build}
+    for c in cases:  # warm-up
+        for fn in fns.values():
             fn(c.question)
-        ranked: list[list[str]] = []
-        ms: list[float] = []
-        for r in range(rounds):
-            for c in cases:
+    ranked: dict[str, list[list[str]]] = {name: [] for name in fns}
+    ms: dict[str, list[float]] = {name: [] for name in fns}
+    for r in range(rounds):
+        for i, c in enumerate(cases):
+            # Interleaved, order alternating: both see the same moment of a shared host.
+            for name in sorted(fns, reverse=bool((i + r) % 2)):
                 t = time.perf_counter()
-                ids = fn(c.question)
-                ms.append((time.perf_counter() - t) * 1000)
+                ids = fns[name](c.question)
+                ms[name].append((time.perf_counter() - t) * 1000)
                 if r == 0:
-                    ranked.append(ids)
-        results[name] = {**_metrics(cases, ranked, ms), "build_s": build_s}
+                    ranked[name].append(ids)
+    results: dict[str, Any] = {}
+    for name in fns:
+        results[name] = {**_metrics(cases, ranked[name], ms[name]), "build_s": builds[name]}
         log(
-            f"  {name}: recall@5 {results[name]['recall@5']:.3f}, "
-            f"p50 {results[name]['latency_ms']['p50']:.2f} ms"
+            f"  {name}: recall@1 {results[name]['recall@1']:.3f}, recall@5 "
+            f"{results[name]['recall@5']:.3f}, p50 {results[name]['latency_ms']['p50']:.2f} ms"
         )
     o, t = results["ours"], results["langchain"]
     results["targets"] = {

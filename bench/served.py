@@ -7,7 +7,7 @@ import http.client
 import json
 import re
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -95,12 +95,21 @@ def step_means_ms(
     return means
 
 
-def sequential(url: str, path: str, bodies: list[dict[str, Any]], n: int) -> list[float]:
-    """n POSTs one after another on one keep-alive connection; client latencies in ms."""
+def sequential(
+    url: str,
+    path: str,
+    bodies: list[dict[str, Any]],
+    n: int,
+    before_each: Callable[[int], Any] | None = None,
+) -> list[float]:
+    """n POSTs one after another on one keep-alive connection; client latencies in ms.
+    `before_each(i)` runs (untimed) before request i."""
     conn = _conn(url)
     latencies = []
     try:
         for i in range(n):
+            if before_each is not None:
+                before_each(i)
             payload = json.dumps(bodies[i % len(bodies)])
             started = time.perf_counter()
             conn.request("POST", path, body=payload, headers={"content-type": "application/json"})

@@ -255,9 +255,8 @@ def quality_tables(quality: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def run(out: Path, embedders: list[str], with_agent: bool = True) -> dict[str, Any]:
+def run(out: Path, base: Settings, embedders: list[str], with_agent: bool = True) -> dict[str, Any]:
     cases = load_golden(split="test")
-    base = settings_from_environment()
     results: dict[str, dict[str, Any]] = {}
     default = f"parent-document {base.retrieval_mode}"
     report: dict[str, Any] = {"cases": len(cases), "default": default, "configurations": results}
@@ -304,10 +303,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING)
-    embedders = [settings_from_environment().embedding_model]
+    base = settings_from_environment()  # the one Settings of this process
+    embedders = [base.embedding_model]
     if args.compare_embedders:
         embedders += [m for m in (PACKAGED_MODEL, USE_MODEL) if m not in embedders]
-    report = run(args.out, embedders, with_agent=not args.no_agent)
+    report = run(args.out, base, embedders, with_agent=not args.no_agent)
     results = report["configurations"]
     print(f"golden cases (test half): {report['cases']}\n")
     print(table(results))

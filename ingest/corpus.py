@@ -2,21 +2,35 @@
 
 The whole corpus is validated before anything is written anywhere. Every problem is
 collected (file and field) and raised at once as a CorpusError.
+
+Medical content is reviewed on a schedule: every card records its last clinical review
+(`reviewed_at`, optionally `reviewed_by`). A review date in the future is refused; a
+review older than CARD_REVIEW_MAX_DAYS is logged as a warning (the card is still served).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import re
-from datetime import date
+from datetime import date, timedelta
 from pathlib import Path
 from typing import Annotated
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    ValidationError,
+    field_validator,
+)
 
 from app.core.errors import CorpusError
+
+log = logging.getLogger("ingest")
 
 CARD_ID_PATTERN = r"^card-\d{3,6}$"  # card-001 ... card-999999
 # Bounds on the body: the upper one keeps the parent text, stored as Chroma metadata on
@@ -51,12 +65,28 @@ class Card(BaseModel):
     source: Annotated[str, StringConstraints(strip_whitespace=True, min_length=3, max_length=500)]
     license: Annotated[str, StringConstraints(strip_whitespace=True, min_length=2, max_length=100)]
     accessed_at: date
+    reviewed_at: date
+    reviewed_by: (
+        Annotated[str, StringConstraints(strip_whitespace=True, min_length=3, max_length=200)]
+        | None
+    ) = None
     text: Annotated[
         str,
         StringConstraints(
             strip_whitespace=True, min_length=BODY_MIN_CHARS, max_length=BODY_MAX_CHARS
         ),
     ]
+
+    @field_validator("reviewed_at")
+    @classmethod
+    def _reviewed_in_the_past(cls, value: date) -> date:
+        today = date.today()
+        if value > today:
+            raise ValueError(
+                f"review date {value.isoformat()} is in the future (today is "
+                f"{today.isoformat()}): record the date the review actually happened"
+            )
+        return value
 
 
 class Corpus(BaseModel):
@@ -98,7 +128,7 @@ def _field_problems(path: Path, exc: ValidationError) -> list[str]:
         field = ".".join(str(p) for p in err["loc"]) or "card"
         if field == "text":
             field = "body"
-        problems.append(f"{path}: {field}: {err['msg']}")
+        problems.append(f"{path}: {field}: {err['msg'].removeprefix('Value error, ')}")
     return problems
 
 
@@ -109,8 +139,22 @@ def corpus_hash(cards: list[Card]) -> str:
     return digest.hexdigest()[:16]
 
 
-def load_corpus(directory: Path) -> Corpus:
-    """Validate every `*.md` card under `directory`; raise CorpusError listing all problems."""
+def overdue_reviews(
+    cards: list[Card], max_days: int, paths: dict[str, Path], today: date | None = None
+) -> list[str]:
+    """One line per card whose last review is older than `max_days`."""
+    limit = (today or date.today()) - timedelta(days=max_days)
+    return [
+        f"{paths.get(c.id, c.id)}: reviewed_at: last review {c.reviewed_at.isoformat()} is "
+        f"older than {max_days} days (CARD_REVIEW_MAX_DAYS): have the card reviewed"
+        for c in cards
+        if c.reviewed_at < limit
+    ]
+
+
+def load_corpus(directory: Path, review_max_days: int = 365) -> Corpus:
+    """Validate every `*.md` card under `directory`; raise CorpusError listing all problems.
+    Cards whose review is older than `review_max_days` are logged as warnings."""
     if not directory.is_dir():
         raise CorpusError([f"{directory}: corpus directory does not exist"])
     paths = sorted(directory.glob("*.md"))
@@ -140,5 +184,7 @@ def load_corpus(directory: Path) -> Corpus:
 
     if problems:
         raise CorpusError(problems)
+    for line in overdue_reviews(cards, review_max_days, seen):
+        log.warning("%s", line)
     cards.sort(key=lambda c: c.id)
     return Corpus(cards=cards, corpus_hash=corpus_hash(cards))

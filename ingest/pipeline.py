@@ -21,27 +21,18 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from chromadb.errors import ChromaError
-
 from app.core.config import Settings
-from app.core.errors import IndexNotReadyError, IngestVerificationError, StoreWriteError
+from app.core.errors import IndexNotReadyError
 from app.embedding import Embedder
-from app.retrieval.lexical import tokenize
-from app.store.compat import differences, expected_build
-from app.store.index import IndexStore, paged_get
+from app.store import schema
+from app.store.index import IndexStore
+from app.store.schema import Row
 from ingest.chunking import chunk_card
 from ingest.corpus import Corpus, load_corpus
 
 log = logging.getLogger("ingest")
 
 WRITE_BATCH = 5000  # measured (docs/benchmarks.md): 975 rows/s at 5000 vs 769 at 1000
-
-
-@dataclass(frozen=True)
-class ChunkRow:
-    id: str
-    text: str
-    metadata: dict[str, Any]
 
 
 @dataclass(frozen=True)
@@ -53,6 +44,7 @@ class IngestReport:
     rebuilt: bool
     embed_seconds: float = 0.0
     write_seconds: float = 0.0
+    verify_seconds: float = 0.0
 
     def summary(self) -> str:
         if not self.rebuilt:
@@ -67,35 +59,13 @@ class IngestReport:
         )
 
 
-def chunk_id(card_id: str, index: int) -> str:
-    return f"{card_id}::{index:02d}"
-
-
-def build_rows(corpus: Corpus, settings: Settings) -> list[ChunkRow]:
-    """One row per subchunk, carrying the whole parent card in its metadata."""
-    rows: list[ChunkRow] = []
-    for card in corpus.cards:
-        for chunk in chunk_card(card.title, card.text, settings.chunk_size, settings.chunk_overlap):
-            rows.append(
-                ChunkRow(
-                    id=chunk_id(card.id, chunk.index),
-                    text=chunk.text,
-                    metadata={
-                        "parent_id": card.id,
-                        "chunk_index": chunk.index,
-                        "chunk_start": chunk.start,
-                        "chunk_end": chunk.end,
-                        "lexical_tokens": " ".join(tokenize(chunk.text)),
-                        "parent_text": card.text,
-                        "parent_title": card.title,
-                        "license": card.license,
-                        "topics": ", ".join(card.topics),
-                        "accessed_at": card.accessed_at.isoformat(),
-                        "source": card.source,
-                    },
-                )
-            )
-    return rows
+def build_rows(corpus: Corpus, settings: Settings) -> list[Row]:
+    """One row per subchunk (app.store.schema owns the format)."""
+    return [
+        schema.row_from(card, chunk)
+        for card in corpus.cards
+        for chunk in chunk_card(card.title, card.text, settings.chunk_size, settings.chunk_overlap)
+    ]
 
 
 def _is_current(store: IndexStore, expected: dict[str, Any]) -> tuple[bool, str | None]:
@@ -106,14 +76,14 @@ def _is_current(store: IndexStore, expected: dict[str, Any]) -> tuple[bool, str 
         meta = store.active_metadata()
     except IndexNotReadyError:
         return False, None
-    return not differences(meta, expected), name
+    return not schema.differences(meta, expected), name
 
 
-def _embed(embedder: Embedder, rows: list[ChunkRow], batch: int) -> list[list[float]]:
+def _embed(embedder: Embedder, rows: list[Row], batch: int) -> list[list[float]]:
     vectors: list[list[float]] = []
     start = time.perf_counter()
     for i in range(0, len(rows), batch):
-        part = embedder.embed([r.text for r in rows[i : i + batch]])
+        part = embedder.embed([r.document for r in rows[i : i + batch]])
         vectors.extend(v.tolist() for v in part)
         done = len(vectors)
         rate = done / max(time.perf_counter() - start, 1e-9)
@@ -121,29 +91,8 @@ def _embed(embedder: Embedder, rows: list[ChunkRow], batch: int) -> list[list[fl
     return vectors
 
 
-def _write(collection: Any, rows: list[ChunkRow], vectors: list[list[float]], batch: int) -> None:
-    for i in range(0, len(rows), batch):
-        part = rows[i : i + batch]
-        collection.add(
-            ids=[r.id for r in part],
-            documents=[r.text for r in part],
-            metadatas=[r.metadata for r in part],
-            embeddings=vectors[i : i + batch],
-        )
-        log.info("wrote %d/%d rows", min(i + batch, len(rows)), len(rows))
-
-
-def _verify(collection: Any, rows: list[ChunkRow], corpus: Corpus) -> None:
-    count = collection.count()
-    if count != len(rows):
-        raise IngestVerificationError(f"new build holds {count} rows, expected {len(rows)}")
-    parents = {m["parent_id"] for _, _, m in paged_get(collection, ["metadatas"])}
-    if parents != set(corpus.ids):
-        missing = sorted(set(corpus.ids) - parents)[:5]
-        raise IngestVerificationError(
-            f"new build holds {len(parents)} parents, expected {len(corpus.ids)} "
-            f"(missing {missing})"
-        )
+def _verify(store: IndexStore, name: str, rows: list[Row], corpus: Corpus) -> None:
+    store.verify_build(name, len(rows), set(corpus.ids))
 
 
 @contextmanager
@@ -184,12 +133,13 @@ def run_ingest(
 ) -> IngestReport:
     """Make the active index match the corpus. With clean=True always rebuild."""
     started = time.perf_counter()
-    corpus = load_corpus(settings.corpus_dir)  # raises CorpusError before any store access
+    # Raises CorpusError before any store access.
+    corpus = load_corpus(settings.corpus_dir, settings.card_review_max_days)
     rows = build_rows(corpus, settings)
-    expected = expected_build(settings, embedder.model_id, embedder.dimension)
+    wanted = schema.expected_build(
+        settings, embedder.model_id, embedder.dimension, corpus.corpus_hash
+    )
     log.info("corpus valid: %d cards -> %d chunks", len(corpus.cards), len(rows))
-
-    wanted = {**expected, "corpus_hash": corpus.corpus_hash}
     if not clean:
         current, name = _is_current(store, wanted)
         if current and name:
@@ -201,24 +151,9 @@ def run_ingest(
     name = store.new_version_name()
     try:
         with _heartbeat(store, max(settings.ingest_lock_ttl_s / 4, 1.0)):
-            t0 = time.perf_counter()
-            vectors = _embed(embedder, rows, max(settings.embedding_batch_size, 1))
-            t1 = time.perf_counter()
-            meta = {
-                **wanted,
-                "built_at": datetime.now(UTC).isoformat(),
-                "card_count": len(corpus.cards),
-                "chunk_count": len(rows),
-                "state": "building",
-            }
-            collection = store.create_version(name, meta)
-            batch = min(store.max_batch_size(), WRITE_BATCH)
-            _write(collection, rows, vectors, batch)
-            _verify(collection, rows, corpus)
-            collection.modify(metadata={**meta, "state": "ready"})
-            t2 = time.perf_counter()
+            steps = _build(settings, embedder, store, name, corpus, rows, wanted)
             store.activate(name)
-    except BaseException as exc:
+    except BaseException:
         log.error(
             "ingest failed; removing the partial build %s, the active index is untouched", name
         )
@@ -227,18 +162,9 @@ def run_ingest(
         except Exception as cleanup_exc:  # the original error matters more
             log.error("could not remove partial build %s: %s", name, cleanup_exc)
         _release(store)
-        if isinstance(exc, ChromaError):  # a write on the new collection itself failed
-            raise StoreWriteError(
-                f"the store refused to write or read back the new build: {exc}. When the "
-                "message does not say why, check the free disk space and the write "
-                "permissions of the Chroma data directory"
-            ) from exc
         raise
     try:
-        for old in store.list_versions():
-            if old != name:
-                store.delete_collection(old)
-                log.info("removed old build %s", old)
+        _drop_other_versions(store, name)
     finally:
         _release(store)
     return IngestReport(
@@ -247,6 +173,38 @@ def run_ingest(
         time.perf_counter() - started,
         name,
         rebuilt=True,
-        embed_seconds=t1 - t0,
-        write_seconds=t2 - t1,
+        embed_seconds=steps["embed"],
+        write_seconds=steps["write"],
+        verify_seconds=steps["verify"],
     )
+
+
+def _build(
+    settings: Settings,
+    embedder: Embedder,
+    store: IndexStore,
+    name: str,
+    corpus: Corpus,
+    rows: list[Row],
+    wanted: dict[str, Any],
+) -> dict[str, float]:
+    """Embed, write, verify and mark build `name` ready. Returns seconds per step."""
+    t0 = time.perf_counter()
+    vectors = _embed(embedder, rows, max(settings.embedding_batch_size, 1))
+    t1 = time.perf_counter()
+    built_at = datetime.now(UTC).isoformat()
+    meta = schema.new_build(wanted, built_at, len(corpus.cards), len(rows))
+    store.create_version(name, meta)
+    store.write_rows(name, rows, vectors, min(store.max_batch_size(), WRITE_BATCH))
+    t2 = time.perf_counter()
+    _verify(store, name, rows, corpus)
+    store.mark_ready(name, meta)
+    t3 = time.perf_counter()
+    return {"embed": t1 - t0, "write": t2 - t1, "verify": t3 - t2}
+
+
+def _drop_other_versions(store: IndexStore, keep: str) -> None:
+    for old in store.list_versions():
+        if old != keep:
+            store.delete_collection(old)
+            log.info("removed old build %s", old)

@@ -33,7 +33,7 @@ import numpy as np
 from app.agent.text import sentences
 from app.core.vocabulary import Mention
 from app.retrieval.coverage import CardLexicon
-from app.retrieval.lexical import tokenize
+from app.core.text import tokenize
 from app.retrieval.models import ContextChunk
 
 MODEL_PATH = Path(__file__).resolve().with_name("answerability_model.json")

@@ -20,7 +20,7 @@ from app.agent.vectors import SentenceVectors
 from app.core.config import Settings
 from app.core.text import fold
 from app.core.vocabulary import Entry, vocabulary
-from app.retrieval.lexical import tokenize
+from app.core.text import tokenize
 from app.retrieval.models import ContextChunk
 from app.safety.advice import HARD, read, unsafe_reasons
 from app.safety.injection import looks_like_injection

@@ -1,9 +1,14 @@
-"""Prometheus metrics. Under gunicorn, PROMETHEUS_MULTIPROC_DIR (set by the gunicorn
-config) makes every worker write to a shared directory and /metrics aggregates them."""
+"""Prometheus metrics. Under gunicorn, every worker writes to a shared directory and
+/metrics aggregates them.
+
+Multiprocess mode is prometheus_client's, not a setting of ours: the library reads
+PROMETHEUS_MULTIPROC_DIR (exported by app/gunicorn_conf.py) when it is imported, before
+any metric exists, and picks how values are stored. `render` follows the mode the library
+chose instead of reading the environment again.
+"""
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Awaitable, Callable
 
@@ -15,7 +20,9 @@ from prometheus_client import (
     Histogram,
     generate_latest,
     multiprocess,
+    values,
 )
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 REQUESTS = Counter("rag_http_requests_total", "HTTP requests", ["route", "method", "status"])
 LATENCY = Histogram(
@@ -37,6 +44,34 @@ def observe_steps(timings_ms: dict[str, float]) -> None:
         STEP.labels(step=step).observe(ms / 1000)
 
 
+class MetricsMiddleware:
+    """Requests and latency by route, as plain ASGI middleware (no per-request task or
+    body streams, which `app.middleware("http")` adds; measured in docs/benchmarks.md)."""
+
+    def __init__(self, app: ASGIApp):
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = time.perf_counter()
+        status = 500
+
+        async def send_status(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+            await send(message)
+
+        try:
+            await self.app(scope, receive, send_status)
+        finally:
+            path = getattr(scope.get("route"), "path", "unmatched")
+            REQUESTS.labels(route=path, method=scope["method"], status=str(status)).inc()
+            LATENCY.labels(route=path).observe(time.perf_counter() - started)
+
+
 async def middleware(
     request: Request, call_next: Callable[[Request], Awaitable[Response]]
 ) -> Response:
@@ -49,8 +84,11 @@ async def middleware(
     return response
 
 
+MULTIPROCESS = values.ValueClass is not values.MutexValue
+
+
 def render() -> Response:
-    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+    if MULTIPROCESS:
         registry = CollectorRegistry()
         multiprocess.MultiProcessCollector(registry)
         return Response(generate_latest(registry), media_type=CONTENT_TYPE_LATEST)

@@ -21,6 +21,7 @@ from app.retrieval.rerank import get_reranker
 from app.retrieval.retriever import Retriever
 from app.safety.emergency import EmergencyDetector
 from app.safety.pii import get_stripper
+from app.store import schema
 from app.store.index import IndexStore
 
 log = logging.getLogger(__name__)
@@ -63,26 +64,19 @@ class Resources:
         self.agent.deps.detector.bank()
         _ = self.agent.deps.bank.vectors
         try:
-            rows = self.store.get_rows(where={"chunk_index": 0}, limit=max_cards)
+            cards = self.store.list_cards(limit=max_cards)
             self.agent.deps.lexicon.get()
         except (StoreUnavailableError, IndexNotReadyError) as exc:
             log.info("sentence cache not warmed: %s", exc)
             return
-        texts = [s for r in rows for s in sentences(str(r.metadata.get("parent_text", "")))]
+        texts = [s for card in cards for s in sentences(card.text)]
         self.vectors.get(texts)
-        log.info("sentence cache warmed: %d sentences of %d cards", len(texts), len(rows))
+        log.info("sentence cache warmed: %d sentences of %d cards", len(texts), len(cards))
 
     def readiness(self) -> dict[str, Any]:
         """Whether this process can serve: store reachable, an active index built the way
         this process embeds. Raises StoreUnavailableError / IndexNotReadyError."""
         self.store.heartbeat()
-        collection = self.store.active_collection(refresh=True)  # name and metadata together
-        meta = dict(collection.metadata or {})
+        name, meta = self.store.active_build(refresh=True)
         self.retriever.check_build()
-        return {
-            "collection": collection.name,
-            "built_at": meta.get("built_at"),
-            "cards": meta.get("card_count"),
-            "chunks": meta.get("chunk_count"),
-            "embedding_model": meta.get("embedding_model"),
-        }
+        return schema.build_summary(name, meta)

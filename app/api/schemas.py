@@ -142,6 +142,8 @@ class Card(BaseModel):
     license: str
     accessed_at: str
     topics: list[str]
+    reviewed_at: str = Field(description="Date of the last clinical review (YYYY-MM-DD)")
+    reviewed_by: str | None = Field(default=None, description="Who reviewed it, if recorded")
 
 
 class ErrorDetail(BaseModel):

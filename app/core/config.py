@@ -16,10 +16,6 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 ROOT = Path(__file__).resolve().parents[2]
 
-# Bumped whenever the row format written by ingest changes; an index built with another
-# schema version is never served (see app.store.index.check_compatible).
-SCHEMA_VERSION = 3
-
 # EMBEDDING_MODEL values that name a model shipped inside an installed package.
 PACKAGED_MODEL = "packaged:all-MiniLM-L6-v2"  # sentence-transformers, English
 USE_MODEL = "use-multilingual-v3"  # Universal Sentence Encoder multilingual (pt-BR)
@@ -41,6 +37,9 @@ class Settings(BaseSettings):
     corpus_dir: Path = ROOT / "kb" / "cards"
     chunk_size: int = Field(default=500, description="CHUNK_SIZE: subchunk budget, characters")
     chunk_overlap: int = Field(default=50, description="CHUNK_OVERLAP: overlap, characters")
+    card_review_max_days: int = Field(
+        default=365, ge=1, description="CARD_REVIEW_MAX_DAYS: ingest warns about older reviews"
+    )
 
     # Embeddings.
     # Default chosen by measurement (README, "Choosing the embedding model"): the English
@@ -66,6 +65,10 @@ class Settings(BaseSettings):
     overfetch_multiple: int = Field(default=4, ge=1, le=50)
     overfetch_max: int = Field(default=200, ge=1, le=5000)
     min_similarity: float = Field(default=0.25, ge=-1.0, le=1.0)
+    # Parent ranking (dense): best subchunk + RANK_CHUNK_BONUS for each other subchunk of
+    # the same card among the RANK_WINDOW nearest rows. Measured in docs/benchmarks.md.
+    rank_chunk_bonus: float = Field(default=0.025, ge=0.0, le=1.0)
+    rank_window: int = Field(default=16, ge=1, le=5000)
     retrieval_mode: Literal["dense", "hybrid", "bm25"] = "dense"
     rrf_k: int = Field(default=60, ge=1, le=10_000)
     rrf_weight_dense: float = Field(default=1.0, ge=0.0, le=10.0)

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from app.core.text import fold
 from app.core.vocabulary import Entry, Mention, Vocabulary
-from app.retrieval.lexical import tokenize
+from app.core.text import tokenize
 from app.store.index import IndexStore
 
 log = logging.getLogger(__name__)
@@ -120,21 +120,15 @@ class CardLexiconCache:
         self._lock = threading.Lock()
 
     def get(self) -> CardLexicon:
-        name = self.store.active_collection().name
+        build = self.store.active_snapshot()
         with self._lock:
-            if self._lexicon is None or self._lexicon.collection != name:
-                rows = self.store.get_rows(where={"chunk_index": 0})
+            if self._lexicon is None or self._lexicon.collection != build.name:
                 cards = [
-                    CardInfo(
-                        id=str(r.metadata["parent_id"]),
-                        title=str(r.metadata.get("parent_title", "")),
-                        topics=[t.strip() for t in str(r.metadata.get("topics", "")).split(",")],
-                        text=str(r.metadata.get("parent_text", "")),
-                    )
-                    for r in rows
+                    CardInfo(id=c.id, title=c.title, topics=list(c.topics), text=c.text)
+                    for c in build.cards.values()
                 ]
-                self._lexicon = build_lexicon(name, cards, self.vocabulary)
-                log.info("card lexicon built for %s (%d cards)", name, len(cards))
+                self._lexicon = build_lexicon(build.name, cards, self.vocabulary)
+                log.info("card lexicon built for %s (%d cards)", build.name, len(cards))
             return self._lexicon
 
 

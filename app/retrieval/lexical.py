@@ -1,6 +1,6 @@
 """BM25 over the same subchunks as the vectors (bm25s), tokenized for Portuguese.
 
-Ingest stores each row's tokens (`lexical_tokens` metadata) in the same collection as its
+Ingest stores each row's tokens (app.core.text.tokenize) in the same collection as its
 vector, so the lexical index is versioned and switched with the vector index in one step:
 the API builds its BM25 matrix from the active collection and rebuilds it when the active
 build changes. It can never serve BM25 for another build.
@@ -9,40 +9,12 @@ build changes. It can never serve BM25 for another build.
 from __future__ import annotations
 
 import logging
-import re
 import threading
-from functools import lru_cache
-from typing import Any
 
-from app.core.text import fold
 from app.store.index import IndexStore
 
 log = logging.getLogger(__name__)
 logging.getLogger("bm25s").setLevel(logging.WARNING)  # it logs every index build at DEBUG
-
-TOKENIZER_ID = "pt-snowball-fold-stop-v1"
-_WORD = re.compile(r"\w+", re.UNICODE)
-
-
-@lru_cache(maxsize=1)
-def _stemmer() -> Any:
-    import Stemmer
-
-    return Stemmer.Stemmer("portuguese")
-
-
-@lru_cache(maxsize=1)
-def _stopwords() -> frozenset[str]:
-    from bm25s.stopwords import STOPWORDS_PORTUGUESE
-
-    return frozenset(fold(w) for w in STOPWORDS_PORTUGUESE)
-
-
-def tokenize(text: str) -> list[str]:
-    """Lower-case words, Portuguese stopwords dropped, Snowball-stemmed, accents folded."""
-    words = [w for w in _WORD.findall(text.lower()) if len(w) > 1 or w.isdigit()]
-    words = [w for w in words if fold(w) not in _stopwords()]
-    return [fold(stem) for stem in _stemmer().stemWords(words)]
 
 
 class LexicalIndex:
@@ -76,11 +48,7 @@ class LexicalIndexCache:
         name = self.store.active_collection().name
         with self._lock:
             if self._index is None or self._index.collection != name:
-                rows = self.store.get_rows()
-                self._index = LexicalIndex(
-                    name,
-                    [r.id for r in rows],
-                    [str(r.metadata.get("lexical_tokens", "")).split() for r in rows],
-                )
+                rows = self.store.lexical_rows()
+                self._index = LexicalIndex(name, [i for i, _ in rows], [t for _, t in rows])
                 log.info("BM25 index built for %s (%d rows)", name, len(rows))
             return self._index

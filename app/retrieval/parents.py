@@ -1,25 +1,32 @@
-"""Dedupe subchunk hits by parent and expand them into parent context chunks (ADR-0020).
+"""Dedupe subchunk hits by parent, rank the parents, expand them into parent context
+chunks (ADR-0020).
 
-This is the shared primitive: dense retrieval calls it today, and any later fusion of
-several ranked subchunk lists feeds its fused list through the same function.
+This is the shared primitive: dense retrieval calls it, and the fusion of several ranked
+subchunk lists (hybrid, BM25) feeds its fused list through the same function. Hits are
+row ids with scores; cards and subchunk texts come from the build snapshot the hits
+were found in.
+
+Ranking: a card's rank score is its best subchunk's score plus `bonus` for each other
+of its subchunks among the first `window` hits (max plus a small bonus for more matching
+chunks). A card that matches in several places is more likely the answer than one that
+matches once, slightly better. The card's `score` (what the min_similarity gate and the
+API report) stays its best cosine similarity.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
 
 from app.retrieval.models import ContextChunk
 from app.store.index import Hit
-
-PARENT_FIELDS = ("parent_title", "license", "topics", "accessed_at", "source")
+from app.store.snapshot import BuildSnapshot
 
 
 def best_per_parent(hits: Iterable[Hit]) -> dict[str, Hit]:
     """The best-scoring hit of each parent, in first-seen order of parents."""
     best: dict[str, Hit] = {}
     for hit in hits:
-        parent = str(hit.metadata["parent_id"])
+        parent = hit.card_id
         if parent not in best or hit.score > best[parent].score:
             best[parent] = hit
     return best
@@ -28,49 +35,68 @@ def best_per_parent(hits: Iterable[Hit]) -> dict[str, Hit]:
 def best_similarity_per_parent(hits: Iterable[Hit]) -> dict[str, float]:
     out: dict[str, float] = {}
     for hit in hits:
-        parent = str(hit.metadata["parent_id"])
-        out[parent] = max(out.get(parent, -1.0), hit.cosine)
+        out[hit.card_id] = max(out.get(hit.card_id, -1.0), hit.cosine)
     return out
 
 
-def expand(hit: Hit, similarity: float | None = None) -> ContextChunk:
+def rank_scores(hits: list[Hit], bonus: float = 0.0, window: int = 0) -> dict[str, float]:
+    """Rank score per parent: best hit score + bonus x (other hits of it in the window)."""
+    best = best_per_parent(hits)
+    scores = {parent: hit.score for parent, hit in best.items()}
+    if bonus:
+        for hit in hits[:window]:
+            if hit is not best[hit.card_id]:
+                scores[hit.card_id] += bonus
+    return scores
+
+
+def expand(hit: Hit, build: BuildSnapshot, similarity: float, rank_score: float) -> ContextChunk:
     """The parent card of a subchunk hit, as a context chunk."""
-    meta = hit.metadata
-    parent_meta: dict[str, Any] = {key: meta[key] for key in PARENT_FIELDS if key in meta}
-    parent_meta["title"] = parent_meta.pop("parent_title", "")
-    parent_meta.update(
-        rank_score=hit.score,
-        matched_chunk_id=hit.id,
-        matched_chunk_index=int(meta["chunk_index"]),
-        matched_chunk_text=hit.document,
-        matched_start=int(meta.get("chunk_start", 0)),
-        matched_end=int(meta.get("chunk_end", 0)),
-    )
+    card = build.cards[hit.card_id]
+    chunk = build.chunks[hit.id]
     return ContextChunk(
-        id=str(meta["parent_id"]),
-        source=str(meta.get("source", "")),
-        text=str(meta["parent_text"]),
-        score=hit.cosine if similarity is None else similarity,
-        metadata=parent_meta,
-        parent_id=str(meta["parent_id"]),
+        id=card.id,
+        source=card.source,
+        text=card.text,
+        score=similarity,
+        metadata={
+            "title": card.title,
+            "license": card.license,
+            "topics": ", ".join(card.topics),
+            "accessed_at": card.accessed_at,
+            "source": card.source,
+            "rank_score": rank_score,
+            "matched_chunk_id": chunk.id,
+            "matched_chunk_index": chunk.index,
+            "matched_chunk_text": chunk.text,
+            "matched_start": chunk.start,
+            "matched_end": chunk.end,
+        },
+        parent_id=card.id,
         chunk_index=0,
     )
 
 
 def dedupe_and_expand(
-    hits: Iterable[Hit], top_k: int, min_similarity: float | None = None
+    hits: Iterable[Hit],
+    build: BuildSnapshot,
+    top_k: int,
+    min_similarity: float | None = None,
+    bonus: float = 0.0,
+    window: int = 0,
 ) -> list[ContextChunk]:
     """Best hit per parent -> parent chunks, best first, gated and truncated to top_k.
 
-    Parents are ranked by their best hit's `score`; a parent chunk's `score` is its best
-    cosine similarity among its subchunks, and `min_similarity` applies to that, after
-    dedupe (for dense retrieval the two are the same number).
+    Parents are ranked by `rank_scores`; a parent chunk's `score` is its best cosine
+    similarity among its subchunks, and `min_similarity` applies to that, after dedupe
+    (for dense retrieval without a bonus the two are the same number).
     """
-    hits = list(hits)
+    hits = [h for h in hits if h.id in build.chunks]  # rows of this build only
     similarity = best_similarity_per_parent(hits)
-    best = best_per_parent(hits).values()
-    ranked = sorted(best, key=lambda h: (-h.score, str(h.metadata["parent_id"])))
-    chunks = [expand(h, similarity[str(h.metadata["parent_id"])]) for h in ranked]
+    best = best_per_parent(hits)
+    scores = rank_scores(hits, bonus, window)
+    ranked = sorted(best, key=lambda p: (-scores[p], p))
+    chunks = [expand(best[p], build, similarity[p], scores[p]) for p in ranked]
     if min_similarity is not None:
         chunks = [c for c in chunks if c.score >= min_similarity]
     return chunks[:top_k]

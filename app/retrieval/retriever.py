@@ -10,14 +10,16 @@ import numpy as np
 
 from app.core.config import Settings
 from app.core.errors import IndexNotReadyError
+from app.core.text import tokenize
 from app.embedding import Embedder
 from app.retrieval.fusion import rrf
-from app.retrieval.lexical import LexicalIndexCache, tokenize
+from app.retrieval.lexical import LexicalIndexCache
 from app.retrieval.models import ContextChunk
-from app.retrieval.parents import best_per_parent, dedupe_and_expand
+from app.retrieval.parents import dedupe_and_expand
 from app.retrieval.rerank import Reranker
-from app.store.compat import differences, expected_build
-from app.store.index import Hit, IndexStore
+from app.store import schema
+from app.store.index import Hit, IndexStore, QueryResult
+from app.store.snapshot import BuildSnapshot
 
 
 @dataclass
@@ -48,13 +50,21 @@ class Retriever:
         self.settings = settings
         self.lexical = LexicalIndexCache(store)
         self.reranker = reranker
+        # Per-process constants of the hot path, computed once.
+        self.expected = schema.expected_build(settings, embedder.model_id, embedder.dimension)
+        self.dense_only = settings.retrieval_mode == "dense"
+        self.bonus = settings.rank_chunk_bonus if self.dense_only else 0.0
+        self._compatible: str | None = None  # name of the last build found compatible
 
     def check_build(self) -> None:
         """Refuse to search a build made with another model, dimension, chunker budget,
-        tokenizer or schema: its results would be wrong. Cheap: the active collection and
-        its metadata are cached by the store."""
-        expected = expected_build(self.settings, self.embedder.model_id, self.embedder.dimension)
-        diff = differences(self.store.active_metadata(), expected)
+        tokenizer or schema: its results would be wrong. A build never changes once
+        ready, so each build is checked once (the active pointer is re-read by the store
+        every few seconds: a switch is noticed)."""
+        name, meta = self.store.active_build()
+        if name == self._compatible:
+            return
+        diff = schema.differences(meta, self.expected)
         if diff:
             raise IndexNotReadyError(
                 "the active index was built differently from this service: "
@@ -62,21 +72,20 @@ class Retriever:
                 + ". Rebuild it with `make ingest-clean` "
                 "(compose: `docker compose run --rm ingest-clean`)."
             )
+        self._compatible = name
 
     def fetch_size(self, top_k: int) -> int:
         return min(top_k * self.settings.overfetch_multiple, self.settings.overfetch_max)
 
-    def search_hits(self, vector: list[float], top_k: int) -> tuple[list[Hit], int]:
+    def search_hits(self, vector: list[float], top_k: int) -> QueryResult:
         """Over-fetch subchunks until top_k distinct parents are found or the index (or
-        the cap) is exhausted. Returns (hits, rows fetched)."""
-        total = int(self.store.active_metadata().get("chunk_count", 0)) or self.store.count()
-        cap = min(self.settings.overfetch_max, total)
-        n = min(self.fetch_size(top_k), cap)
-        while True:
-            hits = self.store.query(vector, max(n, 1))
-            if len(best_per_parent(hits)) >= top_k or n >= cap:
-                return hits, n
-            n = min(n * 2, cap)
+        the cap) is exhausted."""
+
+        def too_few(hits: list[Hit]) -> bool:
+            return len({h.card_id for h in hits}) < top_k
+
+        n = max(self.fetch_size(top_k), self.settings.rank_window if self.bonus else 0)
+        return self.store.query(vector, n, more=too_few, cap=self.settings.overfetch_max)
 
     def fuse(
         self,
@@ -97,20 +106,30 @@ class Retriever:
             rankings.insert(0, [h.id for h in dense])
             weights.insert(0, s.rrf_weight_dense)
         fused = rrf(rankings, weights, s.rrf_k)
-        by_id = {h.id: h for h in dense}
-        missing = [i for i in fused if i not in by_id]
+        cosine = {h.id: h.cosine for h in dense}
+        missing = [i for i in fused if i not in cosine]
         if missing:
-            for row, vector in self.store.get_embedded(missing):
-                cosine = float(np.dot(vector, query_vector))
-                by_id[row.id] = Hit(row.id, row.document, row.metadata, cosine)
-        hits = [
-            Hit(i, by_id[i].document, by_id[i].metadata, score, similarity=by_id[i].cosine)
-            for i, score in fused.items()
-            if i in by_id
-        ]
+            for row_id, vector in self.store.vectors(missing).items():
+                cosine[row_id] = float(np.dot(vector, query_vector))
+        hits = [Hit(i, score, similarity=cosine[i]) for i, score in fused.items() if i in cosine]
         timings["bm25"] = (t1 - t0) * 1000
         timings["fusion"] = (time.perf_counter() - t1) * 1000
         return hits
+
+    def _nearest(
+        self, question: str, query_vector: np.ndarray, k: int, timings: dict[str, float]
+    ) -> tuple[BuildSnapshot, list[Hit], int]:
+        """(build, ranked subchunk hits, rows fetched) for the retrieval mode."""
+        t1 = time.perf_counter()
+        if self.settings.retrieval_mode == "bm25":
+            build, dense, fetched = self.store.active_snapshot(), [], self.fetch_size(k)
+        else:
+            found = self.search_hits(query_vector.tolist(), k)
+            build, dense, fetched = found.build, found.hits, found.fetched
+        timings["vector_query"] = (time.perf_counter() - t1) * 1000
+        if self.dense_only:
+            return build, dense, fetched
+        return build, self.fuse(question, query_vector, dense, fetched, timings), fetched
 
     def search(
         self, question: str, top_k: int | None = None, vector: np.ndarray | None = None
@@ -122,19 +141,12 @@ class Retriever:
         self.check_build()
         t0 = time.perf_counter()
         query_vector = self.embedder.embed([question])[0] if vector is None else np.asarray(vector)
-        t1 = time.perf_counter()
-        timings = {"embed": (t1 - t0) * 1000}
-        if self.settings.retrieval_mode == "bm25":
-            dense: list[Hit] = []
-            fetched = self.fetch_size(k)
-        else:
-            dense, fetched = self.search_hits(query_vector.tolist(), k)
-        timings["vector_query"] = (time.perf_counter() - t1) * 1000
-        hits = dense
-        if self.settings.retrieval_mode != "dense":
-            hits = self.fuse(question, query_vector, dense, fetched, timings)
+        timings = {"embed": (time.perf_counter() - t0) * 1000}
+        build, hits, fetched = self._nearest(question, query_vector, k, timings)
         t2 = time.perf_counter()
-        candidates = dedupe_and_expand(hits, k)
+        candidates = dedupe_and_expand(
+            hits, build, k, bonus=self.bonus, window=self.settings.rank_window
+        )
         timings["dedupe_expand"] = (time.perf_counter() - t2) * 1000
         if self.reranker:
             t3 = time.perf_counter()

@@ -206,21 +206,34 @@ def find_names(text: str) -> Iterator[tuple[int, int]]:
             yield from emit(_name_run(words, k, False, mid_sentence))
 
 
-def _recognizers() -> list[Any]:
-    from presidio_analyzer import EntityRecognizer, Pattern, PatternRecognizer, RecognizerResult
-    from presidio_analyzer.predefined_recognizers import PhoneRecognizer
-    from validate_docbr import CNS, CPF
+_LABEL = r"(?:{}\s*(?:n[º°o.]*\s*)?[:=\-]?\s*(?:[ée]\s+)?)?"
+
+
+def _pattern(name: str, regex: str, score: float) -> Any:
+    from presidio_analyzer import Pattern
+
+    return Pattern(name, regex, score)
+
+
+def _recognizer(entity: str, *patterns: Any) -> Any:
+    from presidio_analyzer import PatternRecognizer
+
+    return PatternRecognizer(entity, patterns=list(patterns), supported_language=LANGUAGE)
+
+
+def _check_digit_recognizer(entity: str, patterns: list[Any], validator: Any) -> Any:
+    """A pattern whose score rises to 1.0 when the check digits are valid."""
+    from presidio_analyzer import PatternRecognizer
 
     class CheckDigitRecognizer(PatternRecognizer):
-        """A pattern whose score rises to 1.0 when the check digits are valid."""
-
-        def __init__(self, entity: str, patterns: list[Any], validator: Any):
-            super().__init__(entity, patterns=patterns, supported_language=LANGUAGE)
-            self._validator = validator
-
         def validate_result(self, pattern_text: str) -> bool | None:
-            digits = re.sub(r"\D", "", pattern_text)
-            return True if self._validator.validate(digits) else None
+            return True if validator.validate(re.sub(r"\D", "", pattern_text)) else None
+
+    return CheckDigitRecognizer(entity, patterns=patterns, supported_language=LANGUAGE)
+
+
+def _name_recognizer() -> Any:
+    from presidio_analyzer import EntityRecognizer, RecognizerResult
 
     class NameRecognizer(EntityRecognizer):
         def load(self) -> None:
@@ -229,16 +242,19 @@ def _recognizers() -> list[Any]:
         def analyze(self, text: str, entities: list[str], nlp_artifacts: Any = None) -> list[Any]:
             return [RecognizerResult("PERSON", start, end, 0.85) for start, end in find_names(text)]
 
-    label = r"(?:{}\s*(?:n[º°o.]*\s*)?[:=\-]?\s*(?:[ée]\s+)?)?"
+    return NameRecognizer(
+        supported_entities=["PERSON"], supported_language=LANGUAGE, name="pt-names"
+    )
 
-    def pattern(name: str, regex: str, score: float) -> Any:
-        return Pattern(name, regex, score)
 
-    def recognizer(entity: str, *patterns: Any) -> Any:
-        return PatternRecognizer(entity, patterns=list(patterns), supported_language=LANGUAGE)
+def _document_recognizers() -> list[Any]:
+    """CPF and CNS (check digits), RG."""
+    from validate_docbr import CNS, CPF
 
-    cpf_label = label.format(r"\bcpf")
-    cns_label = label.format(r"\b(?:cns|cart[aã]o (?:do )?sus|cart[aã]o nacional de sa[uú]de|sus)")
+    pattern, recognizer = _pattern, _recognizer
+    CheckDigitRecognizer = _check_digit_recognizer  # noqa: N806 - reads like the class it builds
+    cpf_label = _LABEL.format(r"\bcpf")
+    cns_label = _LABEL.format(r"\b(?:cns|cart[aã]o (?:do )?sus|cart[aã]o nacional de sa[uú]de|sus)")
     return [
         CheckDigitRecognizer(
             "CPF",
@@ -277,6 +293,15 @@ def _recognizers() -> list[Any]:
             ),
             pattern("rg formatted", r"\b\d{1,2}\.\d{3}\.\d{3}-[\dxX]\b", 0.6),
         ),
+    ]
+
+
+def _contact_recognizers() -> list[Any]:
+    """Birth dates, e-mail, phones, CEP."""
+    from presidio_analyzer.predefined_recognizers import PhoneRecognizer
+
+    pattern, recognizer = _pattern, _recognizer
+    return [
         recognizer(
             "DATE_OF_BIRTH",
             pattern(
@@ -327,6 +352,13 @@ def _recognizers() -> list[Any]:
             pattern("cep labelled", r"\bcep\s*[:=\-]?\s*(?:[ée]\s+)?\d{2}\.?\d{3}-?\d{3}\b", 0.9),
             pattern("cep", r"\b\d{5}-\d{3}\b", 0.6),
         ),
+    ]
+
+
+def _place_recognizers() -> list[Any]:
+    """Street addresses, "moro em ...", record numbers and long digit runs."""
+    pattern, recognizer = _pattern, _recognizer
+    return [
         recognizer(
             "ADDRESS",
             pattern(
@@ -364,7 +396,15 @@ def _recognizers() -> list[Any]:
                 0.7,
             ),
         ),
-        NameRecognizer(supported_entities=["PERSON"], supported_language=LANGUAGE, name="pt-names"),
+    ]
+
+
+def _recognizers() -> list[Any]:
+    return [
+        *_document_recognizers(),
+        *_contact_recognizers(),
+        *_place_recognizers(),
+        _name_recognizer(),
     ]
 
 

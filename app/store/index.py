@@ -7,7 +7,10 @@ Layout of collections (all names start with COLLECTION_PREFIX):
 - `{prefix}-ingest-lock`: exists while an ingest runs (creation is atomic in Chroma).
 
 Every call goes through `_call`, which bounds retries on transport errors and turns a
-store that stays down into StoreUnavailableError.
+store that stays down into StoreUnavailableError; writes of a build also turn any refusal
+of the store into StoreWriteError. Nothing outside this package touches a Chroma client
+or collection: ingest and the routes use the operations below. The row format is
+app.store.schema's.
 """
 
 from __future__ import annotations
@@ -23,14 +26,18 @@ from datetime import UTC, datetime
 from functools import partial
 from typing import Any, TypeVar
 
-from app.core.config import SCHEMA_VERSION, Settings
+from app.core.config import Settings
 from app.core.errors import (
     IndexNotReadyError,
     IngestLockedError,
+    IngestVerificationError,
     StoreUnavailableError,
     StoreWriteError,
 )
+from app.store import schema
 from app.store.client import describe, make_client
+from app.store.schema import SCHEMA_VERSION, Row, StoredCard
+from app.store.snapshot import BuildSnapshot
 
 log = logging.getLogger(__name__)
 
@@ -41,29 +48,33 @@ POINTER_TTL_S = 2.0
 
 
 @dataclass(frozen=True)
-class Row:
-    """One subchunk row as stored."""
-
-    id: str
-    document: str
-    metadata: dict[str, Any]
-
-
-@dataclass(frozen=True)
 class Hit:
-    """One ranked subchunk. `score` orders hits (cosine similarity for a vector query, a
-    fused rank score after fusion); `similarity` is always the cosine similarity to the
-    question, which the min_similarity gate uses."""
+    """One ranked subchunk (a row id: its text and card come from the build snapshot).
+    `score` orders hits (cosine similarity for a vector query, a fused rank score after
+    fusion); `similarity` is always the cosine similarity to the question, which the
+    min_similarity gate uses."""
 
     id: str
-    document: str
-    metadata: dict[str, Any]
     score: float
     similarity: float | None = None
 
     @property
     def cosine(self) -> float:
         return self.score if self.similarity is None else self.similarity
+
+    @property
+    def card_id(self) -> str:
+        return schema.card_id_of(self.id)
+
+
+@dataclass(frozen=True)
+class QueryResult:
+    """Nearest subchunks of the active build, with that build's snapshot (the ids of
+    `hits` are rows of `build`). `fetched`: rows asked for in the last query."""
+
+    build: BuildSnapshot
+    hits: list[Hit]
+    fetched: int
 
 
 def _transport_errors() -> tuple[type[BaseException], ...]:
@@ -101,6 +112,17 @@ def _apply(fn: Callable[[Any], T], collection: Any, _client: Any) -> T:
     return fn(collection)
 
 
+def _add_rows(
+    name: str, rows: Sequence[Row], vectors: Sequence[Sequence[float]], client: Any
+) -> None:
+    client.get_collection(name, embedding_function=None).add(
+        ids=[r.id for r in rows],
+        documents=[r.document for r in rows],
+        metadatas=[r.metadata for r in rows],
+        embeddings=list(vectors),
+    )
+
+
 class IndexStore:
     """Access to the versioned index. Safe to share between threads."""
 
@@ -110,6 +132,8 @@ class IndexStore:
         self._client: Any = None
         self._lock = threading.Lock()
         self._active: tuple[float, Any] | None = None  # (fetched_at, Collection)
+        self._snapshot: BuildSnapshot | None = None  # of the active build, loaded once
+        self._snapshot_lock = threading.Lock()
 
     # -- plumbing -------------------------------------------------------------------
 
@@ -232,6 +256,11 @@ class IndexStore:
     def active_metadata(self) -> dict[str, Any]:
         return dict(self.active_collection().metadata or {})
 
+    def active_build(self, refresh: bool = False) -> tuple[str, dict[str, Any]]:
+        """(name, metadata) of the build being served, read together."""
+        collection = self.active_collection(refresh=refresh)
+        return str(collection.name), dict(collection.metadata or {})
+
     def activate(self, name: str) -> None:
         """Point the service at `name` in one metadata write."""
         meta = {"collection": name, "activated_at": datetime.now(UTC).isoformat()}
@@ -240,11 +269,11 @@ class IndexStore:
             pointer = client.get_or_create_collection(self.pointer_name, embedding_function=None)
             pointer.modify(metadata=meta)
 
-        self._call("switch active pointer", switch)
+        self._write_call("switch active pointer", switch)
         self._active = None
 
-    def create_version(self, name: str, metadata: dict[str, Any]) -> Any:
-        return self._call(
+    def create_version(self, name: str, metadata: dict[str, Any]) -> None:
+        self._write_call(
             "create collection",
             lambda c: c.create_collection(
                 name,
@@ -264,6 +293,56 @@ class IndexStore:
                 pass
 
         self._call(f"delete {name}", delete)
+
+    # -- writing a build (ingest) ---------------------------------------------------
+
+    def _write_call(self, what: str, fn: Callable[[Any], T]) -> T:
+        """_call for the writes of a build: any refusal of the store is a StoreWriteError."""
+        from chromadb.errors import ChromaError
+
+        try:
+            return self._call(what, fn)
+        except ChromaError as exc:
+            raise StoreWriteError(
+                f"{describe(self.settings)} refused to {what}: {exc}. When the message does "
+                "not say why, check the free disk space and the write permissions of the "
+                "Chroma data directory"
+            ) from exc
+
+    def write_rows(
+        self, name: str, rows: Sequence[Row], vectors: Sequence[Sequence[float]], batch: int
+    ) -> None:
+        """Add rows and their vectors to build `name`, `batch` rows per call."""
+        for i in range(0, len(rows), batch):
+            add = partial(_add_rows, name, rows[i : i + batch], vectors[i : i + batch])
+            self._write_call(f"write rows to {name}", add)
+            log.info("wrote %d/%d rows", min(i + batch, len(rows)), len(rows))
+
+    def verify_build(self, name: str, rows: int, card_ids: set[str]) -> None:
+        """Check that build `name` holds `rows` rows covering exactly `card_ids`."""
+
+        def read(client: Any) -> tuple[int, set[str]]:
+            col = client.get_collection(name, embedding_function=None)
+            parents = {schema.card_id_from(m) for _, _, m in paged_get(col, ["metadatas"])}
+            return int(col.count()), parents
+
+        count, parents = self._write_call(f"read back {name}", read)
+        if count != rows:
+            raise IngestVerificationError(f"new build holds {count} rows, expected {rows}")
+        if parents != card_ids:
+            missing = sorted(card_ids - parents)[:5]
+            raise IngestVerificationError(
+                f"new build holds {len(parents)} parents, expected {len(card_ids)} "
+                f"(missing {missing})"
+            )
+
+    def mark_ready(self, name: str, metadata: dict[str, Any]) -> None:
+        """Record that build `name` is complete and verified (servable once active)."""
+        ready = schema.ready(metadata)
+        self._write_call(
+            f"mark {name} ready",
+            lambda c: c.get_collection(name, embedding_function=None).modify(metadata=ready),
+        )
 
     def max_batch_size(self) -> int:
         return int(self._call("max batch size", lambda c: c.get_max_batch_size()))
@@ -349,35 +428,70 @@ class IndexStore:
     def count(self) -> int:
         return int(self._with_active("count", lambda col: col.count()))
 
-    def query(self, embedding: Sequence[float], n_results: int) -> list[Hit]:
-        def run(col: Any) -> list[Hit]:
-            res = col.query(
-                query_embeddings=[list(map(float, embedding))],
-                n_results=n_results,
-                include=["documents", "metadatas", "distances"],
-            )
-            ids, docs = res["ids"][0], (res.get("documents") or [[]])[0]
-            metas, dists = (res.get("metadatas") or [[]])[0], (res.get("distances") or [[]])[0]
-            return [
-                Hit(id=i, document=d or "", metadata=dict(m or {}), score=1.0 - float(dist))
-                for i, d, m, dist in zip(ids, docs, metas, dists, strict=True)
-            ]
+    def _snapshot_of(self, collection: Any) -> BuildSnapshot:
+        """The snapshot of `collection`, loaded on first use (once per build)."""
+        snapshot = self._snapshot
+        if snapshot is not None and snapshot.name == collection.name:
+            return snapshot
+        with self._snapshot_lock:  # one load at a time; the others wait and reuse it
+            snapshot = self._snapshot
+            if snapshot is None or snapshot.name != collection.name:
+                started = time.perf_counter()
+                rows = paged_get(collection, ["documents", "metadatas"])
+                snapshot = BuildSnapshot.from_rows(collection.name, collection.metadata or {}, rows)
+                self._snapshot = snapshot  # the previous build's snapshot is dropped
+                log.info(
+                    "build %s loaded: %d cards, %d chunks in %.2f s",
+                    collection.name,
+                    len(snapshot.cards),
+                    len(snapshot.chunks),
+                    time.perf_counter() - started,
+                )
+            return snapshot
+
+    def active_snapshot(self) -> BuildSnapshot:
+        """The cards and subchunks of the active build (cached per build)."""
+        return self._with_active("load the active build", self._snapshot_of)
+
+    def query(
+        self,
+        embedding: Sequence[float],
+        n_results: int,
+        more: Callable[[list[Hit]], bool] | None = None,
+        cap: int | None = None,
+    ) -> QueryResult:
+        """The `n_results` rows nearest to `embedding` (ids and distances only). While
+        `more(hits)` is true, the query is repeated with twice as many rows, up to `cap`
+        and the size of the build. One build throughout, even if the active pointer moves.
+        """
+        vector = [embedding if isinstance(embedding, list) else list(map(float, embedding))]
+
+        def run(col: Any) -> QueryResult:
+            build = self._snapshot_of(col)
+            limit = min(cap or len(build.chunks), len(build.chunks))
+            n = max(min(n_results, limit), 1)
+            while True:
+                res = col.query(query_embeddings=vector, n_results=n, include=["distances"])
+                hits = [
+                    Hit(id=i, score=1.0 - float(d))
+                    for i, d in zip(res["ids"][0], res["distances"][0], strict=True)
+                ]
+                if more is None or n >= limit or not more(hits):
+                    return QueryResult(build, hits, n)
+                n = min(n * 2, limit)
 
         return self._with_active("query", run)
 
-    def get_embedded(self, ids: list[str]) -> list[tuple[Row, list[float]]]:
-        """Rows by id with their stored vectors (for rows found by another ranking)."""
+    def vectors(self, ids: list[str]) -> dict[str, list[float]]:
+        """Stored vectors of rows found by another ranking (BM25), by row id."""
 
-        def run(col: Any) -> list[tuple[Row, list[float]]]:
-            res = col.get(ids=ids, include=["documents", "metadatas", "embeddings"])
-            return [
-                (Row(id=i, document=d or "", metadata=dict(m or {})), list(map(float, e)))
-                for i, d, m, e in zip(
-                    res["ids"], res["documents"], res["metadatas"], res["embeddings"], strict=True
-                )
-            ]
+        def run(col: Any) -> dict[str, list[float]]:
+            res = col.get(ids=ids, include=["embeddings"])
+            return {
+                i: list(map(float, e)) for i, e in zip(res["ids"], res["embeddings"], strict=True)
+            }
 
-        return self._with_active("get rows by id", run)
+        return self._with_active("get vectors by id", run)
 
     def get_rows(self, where: dict[str, Any] | None = None, limit: int | None = None) -> list[Row]:
         """Rows of the active build, read in pages (one huge get exceeds SQLite's limit on
@@ -390,3 +504,15 @@ class IndexStore:
             ]
 
         return self._with_active("get rows", run)
+
+    def get_card(self, card_id: str) -> StoredCard | None:
+        """A card of the active build, or None if it holds no such card."""
+        return self.active_snapshot().card(card_id)
+
+    def list_cards(self, limit: int | None = None) -> list[StoredCard]:
+        """Cards of the active build (up to `limit`), by id."""
+        return list(self.active_snapshot().cards.values())[:limit]
+
+    def lexical_rows(self) -> list[tuple[str, list[str]]]:
+        """(row id, BM25 tokens) of every row of the active build."""
+        return [(r.id, schema.tokens_from(r.metadata)) for r in self.get_rows()]

@@ -127,6 +127,7 @@ export class CardPanel {
     row("Fonte", String(card.source || "não informada"));
     row("Licença", String(card.license || "não informada"));
     row("Acesso em", formatDate(card.accessed_at || "não informado"));
+    if (card.reviewed_at) row("Revisado em", formatDate(card.reviewed_at) + (card.reviewed_by ? ` — ${card.reviewed_by}` : ""));
     row("Identificador", String(card.id || ""));
     this.content.append(
       ...(topics ? [topics] : []),

@@ -97,6 +97,17 @@ def test_card_lookup_and_unknown_card(service: Service) -> None:
     assert missing.status_code == 404 and missing.json()["error"]["code"] == "not_found"
 
 
+def test_card_lookup_shows_the_clinical_review(service: Service) -> None:
+    corpus = {c.id: c for c in load_corpus(CARDS).cards}
+    card = httpx.get(f"{service.url}/api/cards/card-001", timeout=10).json()
+    assert card["reviewed_at"] == corpus["card-001"].reviewed_at.isoformat()
+    assert (
+        card["reviewed_by"]
+        == corpus["card-001"].reviewed_by
+        == ("Equipe de farmácia clínica (revisão sintética)")
+    )
+
+
 @pytest.mark.parametrize(
     ("body", "field"),
     [

@@ -28,18 +28,7 @@ async def get_card(
     card_id: Annotated[str, Path(max_length=64, description="A card id such as card-001")],
     resources: ResourcesDep,
 ) -> Card:
-    rows = await run_in_threadpool(
-        resources.store.get_rows, {"$and": [{"parent_id": card_id}, {"chunk_index": 0}]}, 1
-    )
-    if not rows:
+    card = await run_in_threadpool(resources.store.get_card, card_id)
+    if card is None:
         raise HTTPException(status_code=404, detail=f"no card with id {card_id!r}")
-    meta = rows[0].metadata
-    return Card(
-        id=card_id,
-        title=str(meta.get("parent_title", "")),
-        text=str(meta.get("parent_text", "")),
-        source=str(meta.get("source", "")),
-        license=str(meta.get("license", "")),
-        accessed_at=str(meta.get("accessed_at", "")),
-        topics=[t.strip() for t in str(meta.get("topics", "")).split(",") if t.strip()],
-    )
+    return Card.model_validate(card, from_attributes=True)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Response
 from starlette.concurrency import run_in_threadpool
 
 from app.api.deps import ResourcesDep
@@ -14,12 +14,12 @@ router = APIRouter(prefix="/api", tags=["search"])
 
 
 @router.post("/search", response_model=SearchResponse, responses=ERRORS)
-async def search(body: AskRequest, resources: ResourcesDep) -> SearchResponse:
+async def search(body: AskRequest, resources: ResourcesDep) -> Response:
     """Parent cards for a question with their best subchunk score (no generation)."""
     result = await run_in_threadpool(resources.retriever.search, body.question, body.top_k)
     observe_steps(result.timings_ms)
     gate = resources.settings.min_similarity
-    return SearchResponse(
+    response = SearchResponse(
         min_similarity=gate,
         results=[
             SearchResult(
@@ -33,3 +33,6 @@ async def search(body: AskRequest, resources: ResourcesDep) -> SearchResponse:
             for c in result.candidates
         ],
     )
+    # Serialized once, here: returning the model would make FastAPI validate it again and
+    # encode it through jsonable_encoder (response_model still documents the body).
+    return Response(response.model_dump_json(), media_type="application/json")

@@ -1,13 +1,19 @@
 from __future__ import annotations
 
+import logging
 import statistics
+from datetime import date, timedelta
 from pathlib import Path
 
 import pytest
 
+from app.core.config import Settings
 from app.core.errors import CorpusError
+from app.store.index import IndexStore
 from ingest.corpus import load_corpus
+from ingest.pipeline import run_ingest
 from tests.conftest import CARDS
+from tests.fakes import FakeEmbedder
 
 OUTLINE_IDS = [f"card-{i:03d}" for i in range(1, 39)]
 
@@ -94,3 +100,63 @@ def test_oversized_body_rejected(corpus_copy: Path) -> None:
 def test_empty_directory_rejected(tmp_path: Path) -> None:
     with pytest.raises(CorpusError, match="no card files"):
         load_corpus(tmp_path)
+
+
+def test_bundled_cards_record_a_past_clinical_review() -> None:
+    for card in load_corpus(CARDS).cards:
+        assert card.reviewed_at <= date.today() and card.reviewed_at >= card.accessed_at
+        assert card.reviewed_by
+
+
+def test_review_date_in_the_future_is_refused_naming_file_and_field(corpus_copy: Path) -> None:
+    future = (date.today() + timedelta(days=1)).isoformat()
+    text = (corpus_copy / "card-008.md").read_text(encoding="utf-8")
+    old = next(line for line in text.splitlines() if line.startswith("reviewed_at:"))
+    _rewrite(corpus_copy / "card-008.md", old, f"reviewed_at: {future}")
+    with pytest.raises(CorpusError) as info:
+        load_corpus(corpus_copy)
+    assert info.value.problems == [
+        f"{corpus_copy / 'card-008.md'}: reviewed_at: review date {future} is in the future "
+        f"(today is {date.today().isoformat()}): record the date the review actually happened"
+    ]
+
+
+def test_review_date_is_required(corpus_copy: Path) -> None:
+    text = (corpus_copy / "card-012.md").read_text(encoding="utf-8")
+    old = next(line for line in text.splitlines() if line.startswith("reviewed_at:"))
+    _rewrite(corpus_copy / "card-012.md", old + "\n", "")
+    with pytest.raises(CorpusError, match=r"card-012.md: reviewed_at: Field required"):
+        load_corpus(corpus_copy)
+
+
+def test_overdue_review_is_a_warning_naming_the_file(
+    corpus_copy: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    text = (corpus_copy / "card-005.md").read_text(encoding="utf-8")
+    old = next(line for line in text.splitlines() if line.startswith("reviewed_at:"))
+    _rewrite(corpus_copy / "card-005.md", old, "reviewed_at: 2024-01-15")
+    with caplog.at_level(logging.WARNING, logger="ingest"):
+        corpus = load_corpus(corpus_copy, review_max_days=365)
+    assert len(corpus.cards) == 38  # still served
+    warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert warnings == [
+        f"{corpus_copy / 'card-005.md'}: reviewed_at: last review 2024-01-15 is older than 365 "
+        "days (CARD_REVIEW_MAX_DAYS): have the card reviewed"
+    ]
+
+
+def test_review_age_limit_comes_from_the_settings(
+    embedded_settings: Settings, caplog: pytest.LogCaptureFixture
+) -> None:
+    settings = embedded_settings.model_copy(update={"card_review_max_days": 60})
+    cards = load_corpus(settings.corpus_dir, review_max_days=100_000).cards
+    overdue = {c.id for c in cards if (date.today() - c.reviewed_at).days > 60}
+    assert 0 < len(overdue) < len(cards)
+    with caplog.at_level(logging.WARNING, logger="ingest"):
+        run_ingest(settings, FakeEmbedder(), IndexStore(settings))
+    warned = {
+        r.getMessage().split(": reviewed_at:")[0].rsplit("/", 1)[-1].removesuffix(".md")
+        for r in caplog.records
+        if "CARD_REVIEW_MAX_DAYS" in r.getMessage()
+    }
+    assert warned == overdue

@@ -8,10 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from app.core.config import SCHEMA_VERSION, Settings
+from app.core.config import Settings
 from app.core.errors import CorpusError, IngestLockedError, IngestVerificationError
 from app.retrieval.retriever import Retriever
 from app.store.index import IndexStore
+from app.store.schema import SCHEMA_VERSION
 from ingest import pipeline
 from ingest.chunking import chunk_card
 from ingest.corpus import load_corpus

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -13,26 +15,52 @@ from app.core.errors import IndexNotReadyError
 from app.retrieval.models import ContextChunk
 from app.retrieval.parents import dedupe_and_expand
 from app.retrieval.retriever import Retriever
-from app.store.compat import expected_build
+from app.store import schema
 from app.store.index import Hit, IndexStore
+from app.store.snapshot import BuildSnapshot
+
+
+@dataclass(frozen=True)
+class FakeCard:
+    id: str
+    title: str
+    text: str
+    topics: tuple[str, ...] = ("a", "b")
+    source: str = "sintético"
+    license: str = "CC-BY-4.0"
+    accessed_at: date = date(2026, 5, 1)
+    reviewed_at: date = date(2026, 6, 1)
+    reviewed_by: str | None = None
+
+
+@dataclass(frozen=True)
+class FakeChunk:
+    index: int
+    text: str
+    start: int = 0
+    end: int = 0
+
+
+def row(parent: str, index: int, text: str = "", title: str = "") -> schema.Row:
+    """A stored row, built the way ingest builds one."""
+    card = FakeCard(parent, title or f"Título {parent}", text or f"texto inteiro de {parent}")
+    return schema.row_from(card, FakeChunk(index, f"trecho {index} de {parent}"))
 
 
 def hit(parent: str, index: int, score: float) -> Hit:
-    return Hit(
-        id=f"{parent}::{index:02d}",
-        document=f"trecho {index} de {parent}",
-        metadata={
-            "parent_id": parent,
-            "chunk_index": index,
-            "parent_text": f"texto inteiro de {parent}",
-            "parent_title": f"Título {parent}",
-            "license": "CC-BY-4.0",
-            "topics": "a, b",
-            "accessed_at": "2026-05-01",
-            "source": "sintético",
-        },
-        score=score,
+    return Hit(id=schema.chunk_id(parent, index), score=score)
+
+
+def build_of(hits: list[Hit]) -> BuildSnapshot:
+    """The snapshot of a build holding the rows the hits name."""
+    rows = [row(h.card_id, int(h.id.split("::")[1])) for h in hits]
+    return BuildSnapshot.from_rows(
+        "cards-v-test", {}, [(r.id, r.document, r.metadata) for r in rows]
     )
+
+
+def dedupe(hits: list[Hit], top_k: int, min_similarity: float | None = None) -> list[ContextChunk]:
+    return dedupe_and_expand(hits, build_of(hits), top_k, min_similarity)
 
 
 def test_dedupe_keeps_best_subchunk_per_parent() -> None:
@@ -43,7 +71,7 @@ def test_dedupe_keeps_best_subchunk_per_parent() -> None:
         hit("card-002", 3, 0.85),
         hit("card-003", 1, 0.6),
     ]
-    parents = dedupe_and_expand(hits, top_k=10)
+    parents = dedupe(hits, top_k=10)
     assert [(p.id, p.score) for p in parents] == [
         ("card-001", 0.9),
         ("card-002", 0.85),
@@ -59,7 +87,7 @@ def test_dedupe_keeps_best_subchunk_per_parent() -> None:
 
 def test_truncates_to_top_k_parents() -> None:
     hits = [hit(f"card-{i:03d}", j, 1 - i / 10 - j / 100) for i in range(1, 8) for j in range(3)]
-    assert [p.id for p in dedupe_and_expand(hits, top_k=3)] == ["card-001", "card-002", "card-003"]
+    assert [p.id for p in dedupe(hits, top_k=3)] == ["card-001", "card-002", "card-003"]
 
 
 def test_gate_applies_to_best_per_parent_score() -> None:
@@ -70,9 +98,9 @@ def test_gate_applies_to_best_per_parent_score() -> None:
         hit("card-002", 1, 0.55),
         hit("card-003", 0, 0.29),
     ]
-    parents = dedupe_and_expand(hits, top_k=5, min_similarity=0.3)
+    parents = dedupe(hits, top_k=5, min_similarity=0.3)
     assert [p.id for p in parents] == ["card-002"]
-    assert dedupe_and_expand(hits, top_k=5, min_similarity=0.6) == []
+    assert dedupe(hits, top_k=5, min_similarity=0.6) == []
 
 
 def test_old_context_chunk_constructions_stay_valid() -> None:
@@ -83,26 +111,13 @@ def test_old_context_chunk_constructions_stay_valid() -> None:
 def seed(settings: Settings, rows: list[tuple[str, int, np.ndarray]]) -> IndexStore:
     store = IndexStore(settings)
     name = store.new_version_name()
-    build = expected_build(settings, VectorEmbedder.model_id, VectorEmbedder.dimension)
-    col = store.create_version(name, {**build, "state": "ready", "chunk_count": len(rows)})
-    col.add(
-        ids=[f"{p}::{i:02d}" for p, i, _ in rows],
-        embeddings=[v.tolist() for _, _, v in rows],
-        documents=[f"{p} {i}" for p, i, _ in rows],
-        metadatas=[
-            {
-                "parent_id": p,
-                "chunk_index": i,
-                "parent_text": f"card {p}",
-                "parent_title": p,
-                "source": "s",
-                "license": "CC-BY-4.0",
-                "topics": "x",
-                "accessed_at": "2026-01-01",
-            }
-            for p, i, _ in rows
-        ],
-    )
+    build = schema.expected_build(settings, VectorEmbedder.model_id, VectorEmbedder.dimension)
+    cards = len({p for p, _, _ in rows})
+    meta = schema.new_build(build, "2026-01-01T00:00:00+00:00", cards, len(rows))
+    store.create_version(name, meta)
+    stored = [row(p, i, text=f"card {p}", title=p) for p, i, _ in rows]
+    store.write_rows(name, stored, [v.tolist() for _, _, v in rows], batch=100)
+    store.mark_ready(name, meta)
     store.activate(name)
     return store
 
@@ -181,3 +196,25 @@ def test_a_build_made_differently_is_never_searched(settings: Settings) -> None:
     with pytest.raises(IndexNotReadyError, match="chunk_size: index has"):
         Retriever(IndexStore(other), VectorEmbedder(query), other).search("q")
     assert Retriever(store, VectorEmbedder(query), settings).search("q").candidates
+
+
+def test_a_card_matching_in_several_places_ranks_above_a_single_match() -> None:
+    # card-002 matches three times just below card-001's single best subchunk.
+    hits = [
+        hit("card-001", 0, 0.60),
+        hit("card-002", 1, 0.59),
+        hit("card-002", 0, 0.55),
+        hit("card-002", 2, 0.50),
+        hit("card-003", 0, 0.40),
+    ]
+    build = build_of(hits)
+    plain = dedupe_and_expand(hits, build, top_k=3)
+    ranked = dedupe_and_expand(hits, build, top_k=3, bonus=0.025, window=16)
+    assert [p.id for p in plain] == ["card-001", "card-002", "card-003"]
+    assert [p.id for p in ranked] == ["card-002", "card-001", "card-003"]
+    # The score (gate, API) is still the best cosine; the rank score carries the bonus.
+    assert [p.score for p in ranked] == [0.59, 0.60, 0.40]
+    assert ranked[0].metadata["rank_score"] == pytest.approx(0.59 + 2 * 0.025)
+    # Only subchunks within the window count.
+    narrow = dedupe_and_expand(hits, build, top_k=3, bonus=0.025, window=2)
+    assert [p.id for p in narrow] == ["card-001", "card-002", "card-003"]

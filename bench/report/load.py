@@ -1,0 +1,116 @@
+"""Section 2: load on loopback (embedded default, compose stack, workers x threads)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from bench.report import charts
+from bench.report.format import Section, met, num, table
+
+THROUGHPUT_TARGET_RPS = 180.0  # issue 17: embedded default at concurrency 32
+P99_AT_64_BEFORE_MS = 1209.3  # docs/benchmarks.md before issue 17 (commit deb583c)
+
+HEAD = ["concurrency", "requests", "throughput req/s", "errors", "p50 ms", "p95 ms", "p99 ms"]
+
+
+def level_rows(rows: list[dict[str, Any]]) -> list[list[Any]]:
+    return [
+        [r["concurrency"], r["requests"], num(r["throughput_rps"], 1)]
+        + [f"{r['error_rate'] * 100:.2f}% ({r['http_errors']} HTTP, {r['conn_errors']} connection)"]
+        + [num(r["latency_ms"][q], 1) for q in ("p50", "p95", "p99")]
+        for r in rows
+    ]
+
+
+def _embedded(em: dict[str, Any]) -> str:
+    return (
+        f"Closed-loop load generator (`bench/loadgen.py`: raw asyncio HTTP/1.1 keep-alive, so "
+        f"the client costs little of the 2 cores it shares with the server) on "
+        f"`POST {em['path']}` with the 102 golden questions in rotation, "
+        f"{num(em['duration_s'], 0)} s per level, after a warm-up.\n\n"
+        f"**Embedded default** (gunicorn, {em['workers']} uvicorn workers, embedded Chroma in "
+        f"each worker):\n\n" + table(HEAD, level_rows(em["levels"]))
+    )
+
+
+def _compose(co: dict[str, Any]) -> str:
+    if not co.get("levels"):
+        return f"**Compose stack:** not measured:\n\n```text\n{co.get('skipped', '?')}\n```"
+    return (
+        f"**Compose stack** (`docker compose -p {co['project']}`: chroma server, api with "
+        f"{co['workers']} workers; API published on 127.0.0.1 only; up in "
+        f"{num(co.get('startup_s'), 0)} s; torn down with `down -v`):\n\n"
+        + table(HEAD, level_rows(co["levels"]))
+    )
+
+
+def _sweep(sw: dict[str, Any]) -> str:
+    rows = [
+        [r["workers"], r["threads"], r["workers"] * r["threads"], num(r["throughput_rps"], 1)]
+        + [num(r["latency_ms"]["p50"], 1), num(r["latency_ms"]["p95"], 1)]
+        + [r["http_errors"] + r["conn_errors"], num(r["total_rss_mb"], 0)]
+        for r in sw["rows"]
+    ]
+    best = max(sw["rows"], key=lambda r: r["throughput_rps"])
+    head = ["workers", "threads/worker", "threads total", "throughput req/s", "p50 ms"]
+    head += ["p95 ms", "errors", "RSS total MB"]
+    return (
+        f"**Workers x threads** (`WEB_CONCURRENCY` x `TORCH_THREADS`, the embedding forward "
+        f"pass threads per worker), concurrency {sw['concurrency']}, "
+        f"{num(sw['duration_s'], 0)} s each:\n\n"
+        + table(head, rows)
+        + f"\n\nBest throughput: **{best['workers']} worker(s) x {best['threads']} thread(s)** "
+        f"({num(best['throughput_rps'], 1)} req/s).\n\n![load](bench/load.png)"
+    )
+
+
+def _sweep_findings(sw: dict[str, Any]) -> list[str]:
+    by = {(r["workers"], r["threads"]): r for r in sw["rows"]}
+    out = []
+    for one, two, what in (
+        ((1, 1), (1, 2), "inside one worker (1 worker, 2 BLAS threads vs 1)"),
+        ((2, 1), (2, 2), "across workers (2 workers x 2 threads = 4 threads on 2 cores, vs 2 x 1)"),
+    ):
+        if one in by and two in by:
+            a, b = by[one], by[two]
+            out.append(
+                f"**Thread oversubscription {what}:** {num(b['throughput_rps'], 1)} req/s, p95 "
+                f"{num(b['latency_ms']['p95'], 0)} ms against {num(a['throughput_rps'], 1)} "
+                f"req/s, p95 {num(a['latency_ms']['p95'], 0)} ms. Keep workers x threads <= "
+                f"cores, as `app/gunicorn_conf.py` does (it caps TORCH_THREADS at cores // "
+                f"workers)."
+            )
+    return out
+
+
+def render(ld: dict[str, Any], charts_dir: Path) -> Section:
+    charts.load(ld, charts_dir / "load.png")
+    em, co = ld["embedded"], ld.get("compose", {})
+    levels = em["levels"] + (co.get("levels") or [])
+    errors = sum(r["http_errors"] + r["conn_errors"] for r in levels)
+    markdown = "\n\n".join(["## 2. Load\n", _embedded(em), _compose(co), _sweep(ld["sweep"])])
+    scope = "embedded and compose" if co.get("levels") else "embedded"
+    by_c = {r["concurrency"]: r for r in em["levels"]}
+    c32, c64 = by_c.get(32), by_c.get(64)
+    targets = [[f"Load: zero errors ({scope}, all levels)", f"{errors} errors", met(errors == 0)]]
+    if c32:
+        ok = c32["throughput_rps"] >= THROUGHPUT_TARGET_RPS and c32["http_errors"] == 0
+        targets.append(
+            [
+                f"Embedded default at c=32: >= {THROUGHPUT_TARGET_RPS:.0f} req/s, no errors",
+                f"{num(c32['throughput_rps'], 1)} req/s, "
+                f"{c32['http_errors'] + c32['conn_errors']} errors",
+                met(ok and c32["conn_errors"] == 0),
+            ]
+        )
+    if c64:
+        p99 = c64["latency_ms"]["p99"]
+        targets.append(
+            [
+                f"Embedded default: p99 at 64 clients below before ({P99_AT_64_BEFORE_MS:,} ms)",
+                f"{num(p99, 1)} ms",
+                met(p99 < P99_AT_64_BEFORE_MS),
+            ]
+        )
+    return Section(markdown, targets, _sweep_findings(ld["sweep"]))
