@@ -51,7 +51,7 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         if args.check:
-            corpus = load_corpus(settings.corpus_dir)
+            corpus = load_corpus(settings.corpus_dir, settings.card_review_max_days)
             print(f"ingest: corpus valid: {len(corpus.cards)} cards (hash {corpus.corpus_hash})")
             return 0
 
@@ -60,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
         from ingest.pipeline import run_ingest
 
         # Validate before loading the model or touching the store.
-        load_corpus(settings.corpus_dir)
+        load_corpus(settings.corpus_dir, settings.card_review_max_days)
         report = run_ingest(
             settings,
             get_embedder(settings),

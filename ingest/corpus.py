@@ -186,5 +186,9 @@ def load_corpus(directory: Path, review_max_days: int = 365) -> Corpus:
         raise CorpusError(problems)
     for line in overdue_reviews(cards, review_max_days, seen):
         log.warning("%s", line)
+    from ingest.review import flags
+
+    for flag in flags(cards):
+        log.warning("%s", flag.line(seen[flag.card_id]))
     cards.sort(key=lambda c: c.id)
     return Corpus(cards=cards, corpus_hash=corpus_hash(cards))

@@ -31,9 +31,9 @@ from typing import Any
 import numpy as np
 
 from app.agent.text import sentences
+from app.core.text import tokenize
 from app.core.vocabulary import Mention
 from app.retrieval.coverage import CardLexicon
-from app.core.text import tokenize
 from app.retrieval.models import ContextChunk
 
 MODEL_PATH = Path(__file__).resolve().with_name("answerability_model.json")

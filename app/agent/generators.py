@@ -18,9 +18,8 @@ from app.agent.safety import SYSTEM_RULES
 from app.agent.text import sentences
 from app.agent.vectors import SentenceVectors
 from app.core.config import Settings
-from app.core.text import fold
+from app.core.text import fold, tokenize
 from app.core.vocabulary import Entry, vocabulary
-from app.core.text import tokenize
 from app.retrieval.models import ContextChunk
 from app.safety.advice import HARD, read, unsafe_reasons
 from app.safety.injection import looks_like_injection
@@ -47,15 +46,16 @@ class Focus:
     terms: dict[str, float] = field(default_factory=dict)  # question's words -> weight (sum 1)
 
 
+_ASK = r"(?:posso|pode|podem|devo|deve|da pra|da para|quero|queria|vou|preciso|tenho que|tem que|seria bom|e bom|e melhor|ja posso)"
 _NEEDS = {
-    "stop": r"\b(?:parar|paro|parei|pare|suspend\w*|larg\w*|deixar de tomar|interromp\w*|"
-    r"nao tomar mais|para de tomar|tirar o remedio|cortar o remedio|desistir|sem o remedio|"
-    r"largo|parando|abandonar)\b",
+    "stop": rf"\b{_ASK}\s+(?:\w+\s+){{0,2}}?(?:parar|suspender|largar|deixar de tomar|interromper|tirar|"
+    r"cortar|abandonar|ficar sem)\b|\b(?:parei|larguei|suspendi|deixei de tomar|interrompi|parar de tomar|"
+    r"parar o remedio|parar com o remedio|nao tomar mais|sem o remedio)\b",
     "double": r"\b(?:dobr\w*|tomar dois|tomar duas|dose dupla|em dobro|tomar (?:mais|outro|outra) "
     r"(?:comprimido|dose)|compens\w*|tomo de novo|tomar de novo|tomo outro|tomo outra)\b",
-    "change": r"\b(?:aument\w*|diminu\w*|reduz\w*|troc\w* (?:a dose|o remedio|de remedio)|"
-    r"mud\w* (?:a dose|o remedio)|tomar (?:mais|menos)|meio comprimido|metade|"
-    r"partir o comprimido)\b",
+    "change": rf"\b{_ASK}\s+(?:\w+\s+){{0,2}}?(?:aumentar|diminuir|reduzir|trocar|mudar|cortar|partir|"
+    r"baixar|subir)\b|\b(?:aument|diminu|reduz|baix|sub)\w* (?:a|essa|minha) dose\b|"
+    r"\btomar (?:mais|menos) (?:remedio|comprimido|dose)\b|\bmeio comprimido\b",
     "missed": r"\b(?:esqueci|esquecer|esqueceu|esquece|pulei|perdi a hora|nao tomei|"
     r"deixei de tomar)\b",
 }
@@ -94,6 +94,38 @@ def is_guidance(sentence: str, need: str | None) -> bool:
     )
 
 
+def guidance_sentence(
+    parents: list[ContextChunk], focus: Focus, vectors: SentenceVectors, query_vector: np.ndarray
+) -> tuple[str, str] | None:
+    """(sentence, card id) of the cards' "do not do it on your own" guidance for a
+    stop/double/change question: a card about the named medicine first, then the closest."""
+    found = [
+        (p.id, s)
+        for p in parents
+        for s in sentences(p.text)
+        if is_guidance(s, focus.need) and not looks_like_injection(s)
+    ]
+    if not found:
+        return None
+    sims = vectors.get([s for _, s in found]) @ np.asarray(query_vector)
+    best = sorted(
+        zip(found, sims, strict=True),
+        key=lambda x: (
+            x[0][0] not in focus.about and not mentions_name(x[0][1], focus.names),
+            -x[1],
+        ),
+    )[0][0]
+    return best[1], best[0]
+
+
+# Sentence openers that refer to something said before them.
+_ANAPHORIC = re.compile(
+    r"^(?:ess[ea]s?|ist[oa]|iss[oa]|est[ea]s?|el[ea]s?|nesses?|nessas?|neste|nesta|nisso|desses?|dessas?|"
+    r"tamb[eé]m|al[eé]m disso|por isso|mesmo assim|assim|nesse caso|nesses casos)\b",
+    re.IGNORECASE,
+)
+
+
 class Generator(Protocol):
     name: str
 
@@ -108,6 +140,7 @@ LEXICAL_BONUS = 0.15  # x the weighted share of the question's words the sentenc
 CLOSE_TO_BEST = 0.02  # a sentence of another card must score this close to the best one
 CLOSE_TO_BEST_ABOUT = 0.05  # ... or this close, when that card is about the named medicine
 MAX_CARDS = 2  # an answer quotes at most this many cards
+SAME_CARD = 0.2  # a sentence of the answering card may score this far below the best one
 
 
 @dataclass
@@ -117,6 +150,7 @@ class _Candidate:
     card: str
     text: str
     score: float = 0.0
+    para: int = 0
 
 
 class ExtractiveGenerator:
@@ -139,10 +173,15 @@ class ExtractiveGenerator:
     def _pool(self, parents: list[ContextChunk]) -> list[_Candidate]:
         pool = []
         for rank, parent in enumerate(parents):
-            for pos, sentence in enumerate(sentences(parent.text)):
-                if looks_like_injection(sentence) or unsafe_reasons(read(sentence), quoted=True):
-                    continue  # planted instructions and unsafe advice are never quoted
-                pool.append(_Candidate(rank, pos, parent.id, sentence))
+            pos = 0
+            for para, paragraph in enumerate(re.split(r"\n\s*\n", parent.text)):
+                for sentence in sentences(paragraph):
+                    pos += 1
+                    if looks_like_injection(sentence) or unsafe_reasons(
+                        read(sentence), quoted=True
+                    ):
+                        continue  # planted instructions and unsafe advice are never quoted
+                    pool.append(_Candidate(rank, pos, parent.id, sentence, para=para))
         return pool
 
     def _eligible(self, c: _Candidate, top: str, focus: Focus) -> bool:
@@ -186,7 +225,7 @@ class ExtractiveGenerator:
         for c in ranked:
             if len(chosen) >= self.max_sentences:
                 break
-            if c.score < self.min_score or c.score < best - 0.1:
+            if c.score < self.min_score or c.score < best - (SAME_CARD if c.card == top else 0.1):
                 continue
             if not self._eligible(c, top, focus):
                 continue
@@ -204,10 +243,32 @@ class ExtractiveGenerator:
             chosen = [*chosen[: self.max_sentences - 1], top_best]
         if focus.need in ("stop", "double", "change", "missed"):
             chosen = self._with_guidance(chosen, ranked, focus)
+        chosen = self._with_antecedents(chosen, pool, top, focus)
         chosen.sort(key=lambda c: (c.rank, c.pos))
         parts = [f"{c.text} [cite:{c.card}]" for c in chosen]
         cited = list(dict.fromkeys(c.card for c in chosen))
         return Draft(" ".join(parts), cited, self.name)
+
+    def _with_antecedents(
+        self, chosen: list[_Candidate], pool: list[_Candidate], top: str, focus: Focus
+    ) -> list[_Candidate]:
+        """A sentence that points back ("Eles podem irritar o estômago") is quoted only with
+        what it points to: an earlier sentence of its paragraph already chosen, or, when it
+        opens a paragraph, its card's subject (the card answers, or is about the named
+        medicine, and the citation shows its title). Alone, it does not say what it is about."""
+        out = list(chosen)
+        for c in chosen:
+            if not _ANAPHORIC.match(c.text):
+                continue
+            same_para = [x for x in pool if x.card == c.card and x.para == c.para]
+            opens_paragraph = min(same_para, key=lambda x: x.pos) is c
+            earlier = [x for x in out if x.card == c.card and x.para == c.para and x.pos < c.pos]
+            if any(not _ANAPHORIC.match(x.text) for x in earlier):
+                continue
+            if opens_paragraph and (c.card == top or c.card in focus.about):
+                continue
+            out.remove(c)
+        return out
 
     def _with_guidance(
         self, chosen: list[_Candidate], ranked: list[_Candidate], focus: Focus

@@ -13,9 +13,10 @@ from langgraph.runtime import Runtime
 
 from app.agent.answerability import QuestionBank, content_terms
 from app.agent.answerability import decide as answerability
-from app.agent.generators import Focus, Generator, need_of
+from app.agent.generators import Focus, Generator, guidance_sentence, is_guidance, need_of
 from app.agent.safety import ESCALATION, REFUSAL, not_covered, topic_prefix
 from app.agent.state import AgentState, Turn
+from app.agent.text import sentences
 from app.agent.vectors import SentenceVectors
 from app.agent.verify import verify_draft
 from app.core.config import Settings
@@ -35,7 +36,7 @@ CONTEXT_BOOST = 0.05  # cards the previous turn cited, for a follow-up
 # Weight of the card's lexical coverage of the question (IDF-weighted share of its content
 # words found in the card) added to the ranking score: catches what a short question's
 # embedding misses ("varfarina e couve pode?": couve is in card-017 only).
-LEXICAL_WEIGHT = 0.10
+LEXICAL_WEIGHT = 0.15
 CITE_FLOOR = 0.10
 WIDEN = 3  # candidates fetched per card kept, so a boosted card can rise into the top_k
 _CONTINUATION = re.compile(
@@ -128,11 +129,13 @@ def screen(state: AgentState, runtime: Runtime[AgentDeps]) -> dict[str, Any]:
 def rerank(
     candidates: list[ContextChunk], boost: dict[str, float], lexical: dict[str, float], top_k: int
 ) -> list[ContextChunk]:
-    """Cards by cosine similarity + name boost + lexical coverage; `score` stays the cosine
-    (the decision and the reports use it), the ranking score is kept in the metadata."""
+    """Cards by retrieval's rank score (cosine + chunk bonus) + name boost + lexical
+    coverage; `score` stays the cosine (the decision and the reports use it), the ranking
+    score is kept in the metadata."""
     for c in candidates:
+        base = float(c.metadata.get("rank_score", c.score))
         c.metadata["rank_score"] = round(
-            c.score + boost.get(c.id, 0.0) + LEXICAL_WEIGHT * lexical.get(c.id, 0.0), 6
+            base + boost.get(c.id, 0.0) + LEXICAL_WEIGHT * lexical.get(c.id, 0.0), 6
         )
     ranked = sorted(candidates, key=lambda c: (-c.metadata["rank_score"], c.id))
     return ranked[:top_k]
@@ -147,10 +150,11 @@ def retrieve(state: AgentState, runtime: Runtime[AgentDeps]) -> dict[str, Any]:
     names = focus_names(mentions, carried)
     named = list(dict.fromkeys(m.entry for m in mentions if m.entry.covered)) or carried
     boost = {
-        card: NAME_BOOST * (1.0 if weight >= 1.0 else 0.25)
+        card: NAME_BOOST
         for card, weight in mention_cards(
             lexicon, [Mention(e, e.name, 0, 0, True) for e in named]
         ).items()
+        if weight >= 1.0  # cards about the name; a mere mention in the text gets nothing
     }
     for card in state.get("context_cards", []):
         boost[card] = max(boost.get(card, 0.0), CONTEXT_BOOST)
@@ -282,7 +286,22 @@ def verify(state: AgentState, runtime: Runtime[AgentDeps]) -> dict[str, Any]:
         deps.settings.grounding_min_similarity,
     )
     warnings = list(state.get("citation_warnings", [])) + checked.warnings
-    if not checked.citations:
+    answer, citations = checked.answer, list(checked.citations)
+    focus: Focus | None = state.get("focus")
+    if (
+        focus
+        and focus.need
+        and citations
+        and not any(is_guidance(s, focus.need) for s in sentences(answer))
+    ):
+        # Whoever wrote the answer, a stop/double/change question gets the cards' guidance.
+        found = guidance_sentence(
+            state["parents"], focus, deps.vectors, np.asarray(state["query_vector"])
+        )
+        if found:
+            answer = f"{found[0]} [cite:{found[1]}] {answer}"
+            citations = list(dict.fromkeys([found[1], *citations]))
+    if not citations:
         return {
             "answer": REFUSAL,
             "citations": [],
@@ -291,8 +310,8 @@ def verify(state: AgentState, runtime: Runtime[AgentDeps]) -> dict[str, Any]:
             "timings_ms": _timings(state, verify=_ms(started)),
         }
     return {
-        "answer": checked.answer,
-        "citations": checked.citations,
+        "answer": answer,
+        "citations": citations,
         "refused": False,
         "citation_warnings": warnings,
         "timings_ms": _timings(state, verify=_ms(started)),

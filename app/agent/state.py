@@ -60,6 +60,9 @@ class AgentState(TypedDict, total=False):
     """What the question names that the cards do not cover (with a not-covered outcome)."""
     suggestions: list[dict[str, str]]
     """Close covered topics offered with a not-covered outcome (not citations)."""
+    focus: Any
+    """What the answer stays on (app.agent.generators.Focus): named medicines, their cards,
+    and what the patient needs ("stop", "double", "change", "missed")."""
     draft: str
     """The generator's answer with [cite:card-X] markers, before verification."""
     draft_citations: list[str]

@@ -25,8 +25,7 @@ import numpy as np
 from app.agent.citations import Verified, verify
 from app.agent.text import CITE_MARKER, sentences, strip_markers
 from app.agent.vectors import SentenceVectors
-from app.core.text import fold
-from app.core.text import tokenize
+from app.core.text import fold, tokenize
 from app.retrieval.models import ContextChunk
 from app.safety.advice import SOFT, advised, read, unsafe_reasons
 from app.safety.injection import looks_like_injection

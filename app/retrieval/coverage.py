@@ -17,9 +17,8 @@ import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from app.core.text import fold
+from app.core.text import fold, tokenize
 from app.core.vocabulary import Entry, Mention, Vocabulary
-from app.core.text import tokenize
 from app.store.index import IndexStore
 
 log = logging.getLogger(__name__)
