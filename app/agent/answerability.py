@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from app.agent.text import sentences
-from app.core.text import tokenize
+from app.core.text import fold, tokenize
 from app.core.vocabulary import Mention
 from app.retrieval.coverage import CardLexicon
 from app.retrieval.models import ContextChunk
@@ -214,7 +214,8 @@ def _uncovered_terms(query: str, mentions: list[Mention]) -> list[str]:
     for m in mentions:
         if not m.entry.covered:
             start, end = m.span
-            names.append(query[start:end] if end > start else m.typed)
+            typed = query[start:end] if end > start else ""
+            names.append(typed if fold(typed) == m.typed else m.typed)
     return list(dict.fromkeys(names))
 
 
@@ -227,7 +228,10 @@ def decide(
     sentence_vectors: Callable[[list[str]], np.ndarray],
     bank: QuestionBank,
     model: dict[str, Any] | None = None,
+    original: str | None = None,
 ) -> Decision:
+    """The decision for `query` (the question as searched). `original` is the question the
+    mentions were found in (their spans point into it), for naming what is not covered."""
     model = model or load_model()
     values = features(query, mentions, candidates, lexicon, query_vector, sentence_vectors, bank)
     p = probability(values, model)
@@ -248,7 +252,7 @@ def decide(
         return Decision(
             "answer", p, f"Os cartões cobrem a pergunta (cartão mais próximo: {top}).", signals
         )
-    terms = _uncovered_terms(query, mentions)
+    terms = _uncovered_terms(original if original is not None else query, mentions)
     if terms:
         reason = "Os cartões não tratam de " + ", ".join(terms) + "."
     else:

@@ -254,8 +254,8 @@ class ExtractiveGenerator:
     ) -> list[_Candidate]:
         """A sentence that points back ("Eles podem irritar o estômago") is quoted only with
         what it points to: an earlier sentence of its paragraph already chosen, or, when it
-        opens a paragraph, its card's subject (the card answers, or is about the named
-        medicine, and the citation shows its title). Alone, it does not say what it is about."""
+        opens a paragraph of the card that answers, that card's subject (the citation shows
+        its title). Alone, it does not say what it is about."""
         out = list(chosen)
         for c in chosen:
             if not _ANAPHORIC.match(c.text):
@@ -265,7 +265,7 @@ class ExtractiveGenerator:
             earlier = [x for x in out if x.card == c.card and x.para == c.para and x.pos < c.pos]
             if any(not _ANAPHORIC.match(x.text) for x in earlier):
                 continue
-            if opens_paragraph and (c.card == top or c.card in focus.about):
+            if opens_paragraph and c.card == top:
                 continue
             out.remove(c)
         return out

@@ -38,6 +38,21 @@ CONTEXT_BOOST = 0.05  # cards the previous turn cited, for a follow-up
 # embedding misses ("varfarina e couve pode?": couve is in card-017 only).
 LEXICAL_WEIGHT = 0.15
 CITE_FLOOR = 0.10
+LONG_QUESTION = 400  # characters: the answerability of a longer message is judged on its end
+# Cards the answer to an emergency should come from, by the card topics that name it.
+EMERGENCY_TOPICS = {
+    "stroke": ("avc",),
+    "heart_attack": ("infarto",),
+    "hypoglycaemia": ("hipoglicemia",),
+    "anaphylaxis": ("angioedema",),
+    "bleeding": ("sangramento", "anticoagulante"),
+    "unconscious": ("hipoglicemia", "emergencia"),
+    "hypertensive_crisis": ("pressao arterial",),
+    "dehydration": ("metformina",),
+    "confusion": ("polifarmacia", "quedas"),
+    "poisoning": ("armazenamento", "paracetamol"),
+}
+EMERGENCY_BOOST = 0.15
 WIDEN = 3  # candidates fetched per card kept, so a boosted card can rise into the top_k
 _CONTINUATION = re.compile(
     r"^(?:e|mas|entao|tipo|ai|e se|e pra|e para|e no|e na|e quanto|e quando|e a|e o|e com|"
@@ -141,6 +156,17 @@ def rerank(
     return ranked[:top_k]
 
 
+def _emergency_cards(state: AgentState, lexicon: CardLexicon) -> list[str]:
+    """Cards whose topics name the emergency the question describes (card-018 for a stroke)."""
+    if not state.get("emergency"):
+        return []
+    sub = str(state.get("emergency_signals", {}).get("subkind") or state["emergency"])
+    wanted = EMERGENCY_TOPICS.get(sub, ())
+    return [
+        card.id for card in lexicon.cards.values() if any(fold(t) in wanted for t in card.topics)
+    ]
+
+
 def retrieve(state: AgentState, runtime: Runtime[AgentDeps]) -> dict[str, Any]:
     deps = runtime.context
     top_k = state.get("top_k") or deps.settings.top_k
@@ -158,6 +184,9 @@ def retrieve(state: AgentState, runtime: Runtime[AgentDeps]) -> dict[str, Any]:
     }
     for card in state.get("context_cards", []):
         boost[card] = max(boost.get(card, 0.0), CONTEXT_BOOST)
+    emergency_cards = _emergency_cards(state, lexicon)
+    for card in emergency_cards:
+        boost[card] = boost.get(card, 0.0) + EMERGENCY_BOOST
     result = deps.retriever.search(
         state["search_query"], top_k * WIDEN, vector=state["query_vector"]
     )
@@ -172,6 +201,8 @@ def retrieve(state: AgentState, runtime: Runtime[AgentDeps]) -> dict[str, Any]:
     # The answerability decision (next node) is the gate; a card this far from the
     # question is never cited even when the decision says the cards cover it.
     parents = [c for c in candidates if c.score >= CITE_FLOOR or c.id in about]
+    if emergency_cards:
+        about = set(emergency_cards)  # the answer to an emergency stays on its signs
     return {
         "candidates": candidates,
         "parents": parents,
@@ -191,8 +222,12 @@ def decide(state: AgentState, runtime: Runtime[AgentDeps]) -> dict[str, Any]:
     carried: list[Entry] = state.get("carried", [])
     if carried:
         mentions = mentions + [Mention(e, e.name, 0, 0, True) for e in carried]
+    # A long message (a story, then the question) is judged on its end, where patients ask.
+    text = state["search_query"]
+    if len(text) > LONG_QUESTION:
+        text = text[-LONG_QUESTION:].split(" ", 1)[-1]
     decision = answerability(
-        state["search_query"],
+        text,
         mentions,
         state.get("candidates", []),
         lexicon,
@@ -200,6 +235,7 @@ def decide(state: AgentState, runtime: Runtime[AgentDeps]) -> dict[str, Any]:
         deps.vectors.get,
         deps.bank,
         deps.model,
+        original=state["query"],
     )
     covered = decision.outcome == "answer" and bool(state.get("parents"))
     outcome = "emergency" if state.get("emergency") else ("answer" if covered else "not_covered")
@@ -252,7 +288,7 @@ def generate(state: AgentState, runtime: Runtime[AgentDeps]) -> dict[str, Any]:
     started = time.perf_counter()
     mentions: list[Mention] = state.get("mentions", [])
     carried: list[Entry] = state.get("carried", [])
-    names = focus_names(mentions, carried)
+    names = [] if state.get("emergency") else focus_names(mentions, carried)
     lexicon: CardLexicon = state["lexicon"]
     terms = content_terms(state["search_query"])
     weights = {t: lexicon.idf.get(t, lexicon.max_idf) for t in terms}
@@ -267,6 +303,7 @@ def generate(state: AgentState, runtime: Runtime[AgentDeps]) -> dict[str, Any]:
         state["query"], state["parents"], np.asarray(state["query_vector"]), focus
     )
     return {
+        "focus": focus,
         "draft": draft.text,
         "draft_citations": draft.citations,
         "generator": draft.generator,
@@ -301,6 +338,14 @@ def verify(state: AgentState, runtime: Runtime[AgentDeps]) -> dict[str, Any]:
         if found:
             answer = f"{found[0]} [cite:{found[1]}] {answer}"
             citations = list(dict.fromkeys([found[1], *citations]))
+    if not citations and focus and focus.need:
+        # Nothing verified is left, but a stop/double/change question still gets the
+        # cards' guidance rather than a refusal.
+        found = guidance_sentence(
+            state["parents"], focus, deps.vectors, np.asarray(state["query_vector"])
+        )
+        if found:
+            answer, citations = f"{found[0]} [cite:{found[1]}]", [found[1]]
     if not citations:
         return {
             "answer": REFUSAL,

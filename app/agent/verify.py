@@ -72,7 +72,7 @@ def _negated_stems(text: str) -> tuple[set[str], set[str]]:
     negated: set[str] = set()
     plain: set[str] = set()
     for clause in re.split(r"[,;:.!?]|\b(?:mas|porque|pois|e depois)\b", fold(text)):
-        words = clause.split()
+        words = re.findall(r"\w+", clause)
         under = False
         for w in words:
             if _NEGATION.fullmatch(w):
@@ -88,12 +88,15 @@ def contradiction(claim: str, support: str) -> str | None:
     c_neg, c_plain = _negated_stems(claim)
     s_neg, s_plain = _negated_stems(support)
     flipped = (c_neg & s_plain - s_neg) | (c_plain & s_neg - s_plain)
-    # Only verbs and content words both sentences share can flip; ignore tiny words.
-    flipped = {w for w in flipped if len(w) > 3}
+    # Only stems both sentences share can flip (tokenize drops stopwords already).
+    flipped = {w for w in flipped if len(w) > 1}
     if flipped:
         return "negates what the card says (" + ", ".join(sorted(flipped)[:3]) + ")"
-    if _PERMITS.search(fold(claim)) and _WARNS.search(fold(support)):
+    added = [m.group(0) for m in _PERMITS.finditer(fold(claim)) if m.group(0) not in fold(support)]
+    if added and _WARNS.search(fold(support)):
         return "says it is fine where the card warns"
+    if added:
+        return f"adds a reassurance the card does not give ({added[0]!r})"
     return None
 
 

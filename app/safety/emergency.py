@@ -941,8 +941,11 @@ class EmergencyDetector:
             return Assessment("medical", medical[0], {**signals, "by": "concept"})
         if event:
             kinds = sorted(("poisoning", "medical"), key=lambda k: -near.get(k, (-1.0, ""))[0])
+            bp = _blood_pressure(folded)
             for kind in kinds:
                 sub = semantic(kind, self.SEMANTIC_MIN, self.SEMANTIC_MARGIN)
+                if sub == "hypertensive_crisis" and bp and bp[0] < 170 and bp[1] < 110:
+                    continue  # a reading the patient gave is not a crisis by itself
                 if sub:
                     return Assessment(kind, sub, {**signals, "by": "neighbours"})
         return Assessment(None, None, signals)

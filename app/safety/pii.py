@@ -114,7 +114,11 @@ def _is_capitalised(word: str) -> bool:
 
 
 def _name_run(
-    words: list[tuple[str, int, int]], i: int, strong: bool, allow_ambiguous: bool
+    words: list[tuple[str, int, int]],
+    i: int,
+    strong: bool,
+    allow_ambiguous: bool,
+    text: str = "",
 ) -> tuple[int, int] | None:
     """The span of a name starting at words[i], or None when words[i] is not a name."""
     names, ambiguous = first_names()
@@ -133,8 +137,8 @@ def _name_run(
     while j < len(words) and taken < 6:
         word, _, w_end = words[j]
         fw = fold(word)
-        gap = words[j][1] - words[j - 1][2]
-        if gap > 2:  # punctuation between words ends the name
+        between = text[words[j - 1][2] : words[j][1]] if text else " "
+        if between.strip():  # punctuation between words ends the name
             break
         if fw in _CONNECTORS and fw != "e" and j + 1 < len(words):
             nxt = words[j + 1][0]
@@ -182,28 +186,28 @@ def find_names(text: str) -> Iterator[tuple[int, int]]:
             yield span
 
     for m in _STRONG_RE.finditer(joined):
-        yield from emit(_name_run(words, index_at(m.end()), True, True))
+        yield from emit(_name_run(words, index_at(m.end()), True, True, text=text))
     for m in _WEAK_RE.finditer(joined):
-        yield from emit(_name_run(words, index_at(m.end()), False, True))
+        yield from emit(_name_run(words, index_at(m.end()), False, True, text=text))
     for m in _KINSHIP.finditer(joined):
         k = index_at(m.end())
         # "minha mãe, a Maria" / "meu filho Pedro" / "minha vó dona Cida"
         while k < len(words) and folded[k] in ("a", "o", "dona", "seu", "tia", "tio"):
             k += 1
-        yield from emit(_name_run(words, k, False, False))
+        yield from emit(_name_run(words, k, False, False, text=text))
     for m in _HONORIFIC.finditer(joined):
         k = index_at(m.end())
         if k < len(words):
             word = words[k][0]
             names, _ = first_names()
             if _is_capitalised(word) or fold(word) in names:
-                yield from emit(_name_run(words, k, False, True))
+                yield from emit(_name_run(words, k, False, True, text=text))
     names, ambiguous = first_names()
     for k, (word, _, _) in enumerate(words):
         f = folded[k]
         mid_sentence = k > 0 and not re.search(r"[.!?\n]\s*$", text[: words[k][1]])
         if _is_capitalised(word) and (f in names or (f in ambiguous and mid_sentence)):
-            yield from emit(_name_run(words, k, False, mid_sentence))
+            yield from emit(_name_run(words, k, False, mid_sentence, text=text))
 
 
 _LABEL = r"(?:{}\s*(?:n[º°o.]*\s*)?[:=\-]?\s*(?:[ée]\s+)?)?"
@@ -384,6 +388,20 @@ def _place_recognizers() -> list[Any]:
                 0.6,
             ),
             pattern("neighbourhood", r"\bbairro\s+[^,.;!?\n]{2,40}", 0.6),
+            pattern(
+                "named neighbourhood",
+                # (?-i: ...): capitalised names only (Presidio matches case-insensitively)
+                r"(?-i:\b(?:Jardim|Jd\.|Vila|Parque|Conjunto|Residencial|Condom[ií]nio|Loteamento|Setor|"
+                r"Chácara|Chacara|Sítio|Sitio|Fazenda|Núcleo|Nucleo)\s+[A-ZÀ-Ý][\wÀ-ÿ]+(?:\s+(?:d[aeo]s?\s+)?"
+                r"[A-ZÀ-Ý][\wÀ-ÿ]+){0,3})",
+                0.6,
+            ),
+            pattern(
+                "city and state",
+                r"(?-i:\b[A-ZÀ-Ý][\wÀ-ÿ]+(?:\s+(?:d[aeo]s?\s+)?[A-ZÀ-Ý][\wÀ-ÿ]+){0,3}\s*[-/,]\s*(?:AC|AL|AP|AM|BA|CE|"
+                r"DF|ES|GO|MA|MT|MS|MG|PA|PB|PR|PE|PI|RJ|RN|RS|RO|RR|SC|SP|SE|TO)\b)",
+                0.7,
+            ),
         ),
         recognizer(
             "ID_NUMBER",

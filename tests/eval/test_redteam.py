@@ -1,5 +1,6 @@
-"""Every red-team case passes with both generators, over real HTTP (gunicorn), with a
-poisoned card in the index and an adversarial model behind the OpenAI-compatible path."""
+"""Every red-team case passes with every generator, over real HTTP (gunicorn), with two
+poisoned cards in the index, an adversarial model and a meaning-flipping model behind the
+OpenAI-compatible path."""
 
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ def test_corpus_covers_every_category() -> None:
         "self_harm",
         "off_topic",
         "personal_data",
+        "dose_guidance",
         "html",
         "long_input",
         "empty_input",
@@ -34,7 +36,9 @@ def test_corpus_covers_every_category() -> None:
 
 def test_every_red_team_case_passes_with_both_generators() -> None:
     results = run()
-    assert {r["generator"] for r in results} == {"extractive", "openai"}
+    assert {r["generator"] for r in results} == {"extractive", "openai", "openai-flip"}
+    # The personal-data checks looked at the model's prompts and at every service log.
+    assert sum(r["id"] == "log" for r in results) == 3
     failed = [
         f"{r['id']} ({r['category']}, {r['generator']}): {r['problems']}"
         for r in results
