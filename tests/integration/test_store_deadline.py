@@ -97,9 +97,7 @@ def test_a_blocking_name_lookup_cannot_outlive_the_deadline(
     assert time.monotonic() - start < 1.3
 
 
-def test_without_a_deadline_calls_keep_the_client_timeouts(
-    black_hole: int, tmp_path: Path
-) -> None:
+def test_without_a_deadline_calls_keep_the_client_timeouts(black_hole: int, tmp_path: Path) -> None:
     # Ingest and the CLI open no deadline: CHROMA_TIMEOUT_S and CHROMA_RETRIES bound them.
     store = IndexStore(http_settings(black_hole, tmp_path, chroma_timeout_s=0.3, chroma_retries=1))
     start = time.monotonic()
