@@ -92,7 +92,8 @@ class ProdStack(Stack):
         self.cert = str(Path(env["TLS_DIR"]) / "cert.pem")
 
     def https(self, timeout: float = 30) -> httpx.Client:
-        return httpx.Client(base_url=self.https_url, verify=self.cert, timeout=timeout)
+        verify = ssl.create_default_context(cafile=self.cert)
+        return httpx.Client(base_url=self.https_url, verify=verify, timeout=timeout)
 
     def client_container(
         self, network: str, url: str, n: int, headers: dict, ip: str | None = None
@@ -246,7 +247,8 @@ def test_self_signed_certificate_made_at_first_start(prod_stack: ProdStack, tmp_
                 if time.monotonic() > end:
                     raise
                 time.sleep(0.5)
-        with httpx.Client(verify=False, timeout=10) as c:
+        # No api to resolve here: nginx gives up on the name after resolver_timeout (5 s).
+        with httpx.Client(verify=False, timeout=30) as c:
             res = c.get(f"https://{HOST}:{port}/readyz")
         logs = subprocess.run(["docker", "logs", name], capture_output=True, text=True).stderr
     finally:
