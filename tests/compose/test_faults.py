@@ -314,8 +314,13 @@ def test_chroma_kill_loop_with_32_clients_never_passes_the_deadline(stack: Stack
     docs/reliability.md): KILL_LOOP_RUNS kills of chroma under 32 clients."""
     runs = int(os.environ.get("KILL_LOOP_RUNS", "2"))
     dc = Compose(stack.project, stack.env)
-    reports = kill_loop(dc, stack.base_url, runs, 32, 10.0, ROOT / "artifacts" / "kill-loop")
+    out = ROOT / "artifacts" / "kill-loop"
+    reports = kill_loop(dc, stack.base_url, runs, 32, 10.0, out)
     text = summary(reports, 10.0)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "summary.txt").write_text(
+        "\n".join(json.dumps(r.__dict__) for r in reports) + f"\n{text}\n", encoding="utf-8"
+    )
     print(f"\n{text}")
     assert all(r.requests > 0 and r.unavailable > 0 for r in reports), text  # the kill bit
     assert sum(r.over_deadline for r in reports) == 0, f"{text}; dumps: {reports}"
