@@ -494,8 +494,12 @@ def test_unreadable_card_is_reported_and_the_old_index_serves(stack: Stack, tmp_
     assert res.returncode == 2, text
     assert "card-007.md" in text and "Permission denied" in text, text
     assert "nothing was ingested" in text and "Traceback" not in text, text
-    assert readyz(stack)["collection"] == before["collection"]
-    assert collections(stack) == names
+    after = readyz(stack)
+    assert after["collection"] == before["collection"]
+    # Nothing written but the refusal itself, which /readyz reports.
+    assert collections(stack) - names <= {"cards-corpus-status"}, collections(stack) - names
+    assert after["corpus"]["status"] == "refused", after
+    assert any("card-007.md" in p for p in after["corpus"]["problems"]), after
     answers(stack)
 
 

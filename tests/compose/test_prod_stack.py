@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ipaddress
 import json
+import os
 import random
 import socket
 import ssl
@@ -225,11 +226,12 @@ def test_forged_forwarded_for_sent_straight_to_the_api_is_ignored(prod_stack: Pr
     assert "198.51.100." not in logs, "the API believed a forged X-Forwarded-For"
 
 
-def test_self_signed_certificate_made_at_first_start(prod_stack: ProdStack, tmp_path: Path) -> None:
+def test_self_signed_certificate_made_at_first_start(built_images: None, tmp_path: Path) -> None:
     # No certificate mounted: the proxy makes one for TLS_HOSTNAME and serves it.
     port = _free_port()
-    image = f"{prod_stack.env.get('IMAGE_PREFIX', 'cartoes')}-proxy:latest"
-    name = f"{prod_stack.project}-selfsigned"
+    prefix, tag = os.environ.get("IMAGE_PREFIX", "cartoes"), os.environ.get("IMAGE_TAG", "latest")
+    image = f"{prefix}-proxy:{tag}"
+    name = f"cartoes-selfsigned-{uuid.uuid4().hex[:8]}"
     run = subprocess.run(
         ["docker", "run", "-d", "--rm", "--name", name, "--read-only",
          "--tmpfs", "/tmp:uid=10001,gid=10001", "--cap-drop", "ALL",
