@@ -27,10 +27,13 @@ from app.store.deadline import deadline
 log = logging.getLogger(__name__)
 
 # The store gives up this much before the request deadline, so its 503 (which names the
-# store) normally wins over the backstop's; the backstop answers a little before the
-# deadline itself, so the client has its answer within REQUEST_DEADLINE_S.
-STORE_MARGIN_S = 1.0
-BACKSTOP_MARGIN_S = 0.25
+# store) normally wins over the backstop's; the backstop answers this much before the
+# deadline itself, which leaves room for what the app's clock does not see (the accept
+# queue, an event loop slowed by a saturated CPU). Measured: with 0.25 s of room, 8 of
+# 10,418 requests of a 30-kill loop on a loaded host arrived 10.4-11.5 s after they were
+# sent (docs/reliability.md).
+STORE_MARGIN_S = 2.5
+BACKSTOP_MARGIN_S = 1.5
 
 
 class RequestDeadline:
@@ -38,7 +41,7 @@ class RequestDeadline:
         self.app = app
         self.seconds = settings.request_deadline_s
         self.store_seconds = self.seconds - min(STORE_MARGIN_S, self.seconds / 4)
-        self.backstop_seconds = self.seconds - min(BACKSTOP_MARGIN_S, self.seconds / 20)
+        self.backstop_seconds = self.seconds - min(BACKSTOP_MARGIN_S, self.seconds / 8)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
