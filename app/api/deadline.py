@@ -5,8 +5,9 @@ security headers and the metrics):
 
 - it opens a store deadline (app.store.deadline) slightly shorter than the request's, so
   a store that does not answer normally ends as the route's own 503 `store_unavailable`;
-- as a backstop, if the route has not started its response when REQUEST_DEADLINE_S is
-  up (a thread pool full of stuck calls, anything else that blocks), it answers 503
+- as a backstop, if the route has not started its response shortly before
+  REQUEST_DEADLINE_S (a thread pool full of stuck calls, anything else that blocks), it
+  answers 503
   `deadline_exceeded` itself. The route keeps running in the background and whatever it
   sends later is dropped; its error, if any, is logged.
 
