@@ -99,6 +99,9 @@ WORKDIR /app
 COPY app/ /app/app/
 COPY ingest/ /app/ingest/
 COPY kb/ /app/kb/
+# The feedback store's directory (the feedback-data volume in compose), owned by the
+# non-root user so a new named volume starts writable.
+RUN mkdir -p /var/lib/cartoes/feedback && chown app:app /var/lib/cartoes/feedback
 # Fails the build unless the model loads offline, as the non-root user, and embeds.
 USER app
 RUN python -c "from app.core.config import Settings; from app.embedding import get_embedder; \

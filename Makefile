@@ -8,7 +8,7 @@ export HF_HUB_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 export PYTHONPATH := $(CURDIR)
 
-.PHONY: help venv run test lint ingest ingest-clean eval redteam
+.PHONY: help venv run test test-fast test-deps lint ingest ingest-clean eval redteam
 
 help: ## List the targets
 	@awk 'BEGIN{FS=":.*## "} /^[a-zA-Z_-]+:.*## /{printf "  %-14s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -20,8 +20,15 @@ run: venv ## Serve API + web page on http://127.0.0.1:8000 (embedded store; inge
 	$(PY) -m ingest
 	$(PY) -m gunicorn -c app/gunicorn_conf.py app.api.main:app
 
-test: venv ## Run the whole test suite
-	$(PY) -m pytest
+test: ## The whole suite; first installs what it needs (scripts/test.sh), runs lint, builds images if stale
+	@scripts/test.sh $(PYTEST_ARGS)
+
+test-fast: venv ## Inner loop: unit + integration + eval tests (no Docker, no browser)
+	@scripts/test-deps.sh postgresql
+	$(PY) -m pytest tests/unit tests/integration tests/eval $(PYTEST_ARGS)
+
+test-deps: ## Install what the tests need when missing: chromium, postgresql, Docker engine + compose
+	@scripts/test-deps.sh
 
 lint: venv ## ruff and mypy
 	$(PY) -m ruff check app ingest evaluation tests scripts

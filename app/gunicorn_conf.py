@@ -4,7 +4,13 @@
 - the embedding model is loaded in each worker after the fork (no preload_app: PyTorch
   is not fork-safe), and each worker's forward pass gets cores // workers threads so
   workers x threads <= cores;
-- graceful timeout, and max_requests with jitter to recycle workers.
+- graceful timeout, and max_requests with jitter to recycle workers;
+- the worker timeout (GUNICORN_TIMEOUT_S) stays above REQUEST_DEADLINE_S (Settings checks
+  it), so a request that hits its deadline gets its 503 long before a worker is killed;
+- X-Forwarded-For is honoured only from FORWARDED_ALLOW_IPS (default: loopback). The
+  uvicorn worker hands this setting to uvicorn's proxy-headers middleware, which then sets
+  the client address that the rate limit and the access log see; from anyone else the
+  header is ignored. The production override trusts its TLS proxy's fixed address alone.
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ workers = _settings.web_concurrency
 worker_class = "uvicorn_worker.UvicornWorker"
 preload_app = False
 timeout = _settings.gunicorn_timeout_s
+forwarded_allow_ips = _settings.forwarded_allow_ips
 graceful_timeout = 30
 keepalive = 5
 max_requests = 5000

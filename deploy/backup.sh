@@ -1,22 +1,50 @@
 #!/usr/bin/env bash
-# Back up the Chroma volume (the index) to a tar.gz.
+# Back up the stack's state: the Chroma volume (the index) and the feedback volume.
 #
 #   deploy/backup.sh [BACKUP_DIR]          default: ./backups
 #
-# Chroma has no online snapshot, so the copy is taken with the chroma container stopped:
-# a few seconds (7.4 s for the whole backup here) during which /readyz and /api/ask answer 503 (the API itself keeps running
-# and recovers by itself). The archive is made by a one-off container of the chroma image
-# (`docker compose run`), so no volume name or host path needs to be known.
-# Env: COMPOSE_PROJECT_NAME (default: the project name in compose.yaml), COMPOSE_FILES
-# (e.g. "-f compose.yaml -f deploy/compose.prod.yaml").
+# Writes BACKUP_DIR/cartoes-<UTC time>/ with chroma.tar.gz and feedback.tar.gz; restore it
+# with deploy/restore.sh BACKUP_DIR/cartoes-<UTC time>.
+#
+# Chroma has no online snapshot, so its copy is taken with the chroma container stopped:
+# a few seconds during which /readyz and /api/ask answer 503 (the API keeps running and
+# recovers by itself). The feedback store is copied while the API runs: SQLite files
+# through SQLite's online backup (a consistent copy), any other file as it is. Both copies
+# are made by one-off containers (`docker compose run`), so no volume name or host path
+# needs to be known. Env: COMPOSE_PROJECT_NAME (default: the project name in compose.yaml),
+# COMPOSE_FILES (e.g. "-f compose.yaml -f deploy/compose.prod.yaml").
 set -euo pipefail
 cd "$(dirname "$0")/.."
-BACKUP_DIR=$(mkdir -p "${1:-backups}" && cd "${1:-backups}" && pwd)
+BACKUP_ROOT=$(mkdir -p "${1:-backups}" && cd "${1:-backups}" && pwd)
 read -r -a files <<<"${COMPOSE_FILES:--f compose.yaml}"
 dc() { docker compose "${files[@]}" "$@"; }
 say() { echo "backup: $*"; }
 
-name="chroma-$(date -u +%Y%m%dT%H%M%SZ).tar.gz"
+start=$(date +%s)
+dest="$BACKUP_ROOT/cartoes-$(date -u +%Y%m%dT%H%M%SZ)"
+mkdir -p "$dest"
+
+# 1. Feedback, while the API runs.
+COPY_FEEDBACK='
+import pathlib, shutil, sqlite3
+src, out = pathlib.Path("/var/lib/cartoes/feedback"), pathlib.Path("/tmp/feedback-copy")
+shutil.rmtree(out, ignore_errors=True)
+out.mkdir()
+for path in sorted(src.rglob("*")):
+    target = out / path.relative_to(src)
+    if path.is_dir():
+        target.mkdir(exist_ok=True)
+    elif path.suffix in (".db", ".sqlite", ".sqlite3"):
+        with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as db, sqlite3.connect(target) as copy:
+            db.backup(copy)
+    elif not path.name.endswith(("-wal", "-shm", "-journal")):
+        shutil.copy2(path, target)
+'
+dc run --rm --no-deps --user 0 --cap-add DAC_OVERRIDE -v "$dest:/backup" --entrypoint sh api \
+  -c "python -c '$COPY_FEEDBACK' && tar -C /tmp/feedback-copy -czf /backup/feedback.tar.gz ." >/dev/null
+say "feedback copied ($(du -h "$dest/feedback.tar.gz" | cut -f1))"
+
+# 2. The index, with chroma stopped.
 was_running=$(dc ps -q --status running chroma)
 if [ -n "$was_running" ]; then
   say "stopping chroma for a consistent copy"
@@ -24,8 +52,8 @@ if [ -n "$was_running" ]; then
 fi
 restart() { if [ -n "$was_running" ]; then say "starting chroma"; dc start chroma >/dev/null; fi; }
 trap restart EXIT
-dc run --rm --no-deps --user 0 --cap-add DAC_OVERRIDE -v "$BACKUP_DIR:/backup" chroma \
-  tar -C /data -czf "/backup/$name" .
+dc run --rm --no-deps --user 0 --cap-add DAC_OVERRIDE -v "$dest:/backup" chroma \
+  tar -C /data -czf /backup/chroma.tar.gz .
 trap - EXIT
 restart
 if [ -n "$was_running" ]; then
@@ -35,4 +63,4 @@ if [ -n "$was_running" ]; then
   done
   say "chroma is $(docker inspect -f '{{.State.Health.Status}}' "$(dc ps -q chroma)")"
 fi
-say "wrote $BACKUP_DIR/$name ($(du -h "$BACKUP_DIR/$name" | cut -f1))"
+say "wrote $dest (chroma.tar.gz $(du -h "$dest/chroma.tar.gz" | cut -f1), feedback.tar.gz $(du -h "$dest/feedback.tar.gz" | cut -f1)) in $(( $(date +%s) - start )) s"

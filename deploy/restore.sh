@@ -1,33 +1,58 @@
 #!/usr/bin/env bash
-# Restore the Chroma volume from an archive made by deploy/backup.sh. Replaces the
-# current index with the archived one; the API answers 503 until chroma is back.
+# Restore the stack's state from a backup made by deploy/backup.sh: the Chroma volume (the
+# index) and the feedback volume. Replaces what they hold now.
 #
-#   deploy/restore.sh BACKUP.tar.gz
+#   deploy/restore.sh BACKUP_DIR/cartoes-<UTC time>     (chroma.tar.gz + feedback.tar.gz)
+#   deploy/restore.sh chroma-<UTC time>.tar.gz          (an older index-only backup)
 #
+# The API answers 503 while chroma is down; it is stopped while the feedback volume is
+# replaced and started again if it was running. Works on an existing stack and on one
+# whose volumes were lost (`docker compose down -v`): the volumes are created. Then start
+# the API (if it was not running) without ingest: `docker compose up -d --wait --no-deps api`.
 # Env: COMPOSE_PROJECT_NAME, COMPOSE_FILES as for deploy/backup.sh.
 set -euo pipefail
-archive=${1:?usage: deploy/restore.sh BACKUP.tar.gz}
-archive=$(cd "$(dirname "$archive")" && pwd)/$(basename "$archive")
-[ -f "$archive" ] || { echo "restore: no such file: $archive" >&2; exit 1; }
-tar -tzf "$archive" >/dev/null || { echo "restore: not a readable tar.gz: $archive" >&2; exit 1; }
+src=${1:?usage: deploy/restore.sh BACKUP_DIR/cartoes-<time> (or an old chroma-<time>.tar.gz)}
+src=$(cd "$(dirname "$src")" && pwd)/$(basename "$src")
+if [ -d "$src" ]; then
+  chroma_archive=$src/chroma.tar.gz feedback_archive=$src/feedback.tar.gz
+else
+  chroma_archive=$src feedback_archive=
+fi
+for a in "$chroma_archive" $feedback_archive; do
+  [ -f "$a" ] || { echo "restore: no such file: $a" >&2; exit 1; }
+  tar -tzf "$a" >/dev/null || { echo "restore: not a readable tar.gz: $a" >&2; exit 1; }
+done
 cd "$(dirname "$0")/.."
 read -r -a files <<<"${COMPOSE_FILES:--f compose.yaml}"
 dc() { docker compose "${files[@]}" "$@"; }
 say() { echo "restore: $*"; }
+# The data stays owned by the images' non-root user (uid 10001). The capabilities are
+# needed where deploy/compose.prod.yaml drops them all. If a step fails, the service it
+# touched stays stopped: its volume may be half-replaced; run the restore again.
+REPLACE='find "$0" -mindepth 1 -delete && tar -C "$0" -xzf /backup.tar.gz && chown -R 10001:10001 "$0"'
+root=(run --rm --no-deps --user 0 --cap-add DAC_OVERRIDE --cap-add FOWNER --cap-add CHOWN)
 
-was_running=$(dc ps -q --status running chroma)
-[ -z "$was_running" ] || { say "stopping chroma"; dc stop chroma; }
-say "replacing the volume's contents with $(basename "$archive")"
-# The data stays owned by the image's non-root user (uid 10001). The capabilities are
-# needed where deploy/compose.prod.yaml drops them all. If this step fails, chroma stays
-# stopped: the volume may be half-replaced; run the restore again.
-dc run --rm --no-deps --user 0 --cap-add DAC_OVERRIDE --cap-add FOWNER --cap-add CHOWN \
-  -v "$archive:/backup.tar.gz:ro" chroma \
-  sh -c 'find /data -mindepth 1 -delete && tar -C /data -xzf /backup.tar.gz && chown -R 10001:10001 /data'
+api_running=$(dc ps -q --status running api)
+if [ -n "$feedback_archive" ]; then
+  [ -z "$api_running" ] || { say "stopping the api"; dc stop api; }
+  say "replacing the feedback volume's contents with $(basename "$src")/feedback.tar.gz"
+  dc "${root[@]}" -v "$feedback_archive:/backup.tar.gz:ro" --entrypoint sh api \
+    -c "$REPLACE" /var/lib/cartoes/feedback
+fi
+
+[ -z "$(dc ps -q --status running chroma)" ] || { say "stopping chroma"; dc stop chroma; }
+say "replacing the chroma volume's contents with $(basename "$chroma_archive")"
+dc "${root[@]}" -v "$chroma_archive:/backup.tar.gz:ro" chroma sh -c "$REPLACE" /data
 say "starting chroma"
 dc up -d --wait --no-build chroma
-if [ -n "$(dc ps -q --status running api)" ]; then
-  say "the running API picks the restored index up by itself; /readyz tells when"
+
+if [ -n "$api_running" ]; then
+  if [ -n "$feedback_archive" ]; then
+    say "starting the api"
+    dc up -d --wait --no-build --no-deps api
+  else
+    say "the running API picks the restored index up by itself; /readyz tells when"
+  fi
 else
-  say "start the API with: docker compose up -d --wait api"
+  say "start the API, without ingest: docker compose up -d --wait --no-deps api"
 fi

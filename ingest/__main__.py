@@ -56,18 +56,25 @@ def main(argv: list[str] | None = None) -> int:
             return 0
 
         from app.embedding import get_embedder
+        from app.store import corpus_status
         from app.store.index import IndexStore
         from ingest.pipeline import run_ingest
 
         # Validate before loading the model or touching the store.
-        load_corpus(settings.corpus_dir, settings.card_review_max_days)
+        try:
+            load_corpus(settings.corpus_dir, settings.card_review_max_days)
+        except CorpusError as exc:
+            log.error("%s", exc)
+            return refused_corpus(settings, exc, clean=args.clean)
+        store = IndexStore(settings)
         report = run_ingest(
             settings,
             get_embedder(settings),
-            IndexStore(settings),
+            store,
             clean=args.clean,
             break_lock=args.break_lock,
         )
+        corpus_status.clear(store)
     except CorpusError as exc:
         log.error("%s", exc)
         return EXIT_INVALID_CORPUS
@@ -84,6 +91,41 @@ def main(argv: list[str] | None = None) -> int:
         log.error("ingest failed: %s; the active index (if any) is untouched", exc)
         return EXIT_FAILED
     print(report.summary())
+    return 0
+
+
+def refused_corpus(settings: Settings, exc: CorpusError, *, clean: bool) -> int:
+    """The corpus on disk is invalid (every problem is already logged). Record it where
+    /readyz reads it. The start-up ingest (no --clean) keeps serving a compatible active
+    index and exits 0, so the API starts; an explicit rebuild (--clean), or no usable
+    index, exits EXIT_INVALID_CORPUS."""
+    from app.embedding import get_embedder
+    from app.store import corpus_status
+    from app.store.index import IndexStore
+    from app.store.schema import differences, expected_build
+
+    log = logging.getLogger("ingest")
+    store = IndexStore(settings)
+    try:
+        corpus_status.record_refusal(store, str(settings.corpus_dir), exc.problems)
+        if clean or store.active_name() is None:
+            return EXIT_INVALID_CORPUS
+        embedder = get_embedder(settings)
+        expected = expected_build(settings, embedder.model_id, embedder.dimension)
+        diff = differences(store.active_metadata(), expected)
+    except ServiceError as err:
+        log.error("cannot check the active index: %s", err)
+        return EXIT_INVALID_CORPUS
+    if diff:
+        log.error("the active index cannot be served either (%s)", "; ".join(diff))
+        return EXIT_INVALID_CORPUS
+    log.error(
+        "the corpus in %s was refused; the active index %s (built from an earlier corpus) "
+        "keeps serving. To rebuild: %s",
+        settings.corpus_dir,
+        store.active_name(),
+        corpus_status.REBUILD,
+    )
     return 0
 
 

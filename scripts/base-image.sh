@@ -1,16 +1,20 @@
 #!/usr/bin/env bash
-# Build a minimal Debian bookworm base image (python3 3.11, venv, CA certificates) with
-# debootstrap and `docker import`, for hosts that cannot pull python:3.11-slim from a
-# container registry. Idempotent: does nothing when the image already exists.
+# Build a minimal Debian bookworm base image with debootstrap and `docker import`, for
+# hosts that cannot pull python:3.11-slim (or debian:bookworm-slim) from a container
+# registry. Idempotent: does nothing when the image already exists.
 #
 #   scripts/base-image.sh [IMAGE]      default IMAGE: cartoes-base:bookworm
 #
-# Env: DEBIAN_MIRROR (default: the first deb.debian.org-style URI of this host's apt
-# sources, else http://deb.debian.org/debian), FORCE=1 rebuilds. Needs root.
+# Env: PACKAGES, what --include adds to minbase (default: python3,python3-venv,
+# ca-certificates for the app images; scripts/docker-images.sh asks for
+# nginx,openssl,ca-certificates for the proxy image), DEBIAN_MIRROR (default: the first
+# deb.debian.org-style URI of this host's apt sources, else http://deb.debian.org/debian),
+# FORCE=1 rebuilds. Needs root.
 set -euo pipefail
 
 IMAGE=${1:-${AIRGAP_BASE_IMAGE:-cartoes-base:bookworm}}
 SUITE=bookworm
+PACKAGES=${PACKAGES:-python3,python3-venv,ca-certificates}
 say() { echo "base-image: $*"; }
 
 if [ "${FORCE:-0}" != 1 ] && docker image inspect "$IMAGE" >/dev/null 2>&1; then
@@ -19,8 +23,8 @@ if [ "${FORCE:-0}" != 1 ] && docker image inspect "$IMAGE" >/dev/null 2>&1; then
 fi
 if ! command -v debootstrap >/dev/null 2>&1; then
   say "installing debootstrap with apt-get"
-  apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap >/dev/null
+  apt-get -o DPkg::Lock::Timeout=600 update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq debootstrap >/dev/null
 fi
 if [ -z "${DEBIAN_MIRROR:-}" ]; then
   DEBIAN_MIRROR=$(grep -rhoE 'https?://[^ ]+/debian/?( |$)' /etc/apt/sources.list /etc/apt/sources.list.d/ 2>/dev/null \
@@ -30,9 +34,9 @@ fi
 
 root=$(mktemp -d /tmp/base-image.XXXXXX)
 trap 'rm -rf "$root"' EXIT
-say "debootstrap --variant=minbase $SUITE from $DEBIAN_MIRROR into $root"
+say "debootstrap --variant=minbase --include=$PACKAGES $SUITE from $DEBIAN_MIRROR into $root"
 start=$(date +%s)
-debootstrap --variant=minbase --include=python3,python3-venv,ca-certificates \
+debootstrap --variant=minbase --include="$PACKAGES" \
   "$SUITE" "$root" "$DEBIAN_MIRROR" >"$root.log" 2>&1 \
   || { tail -n 30 "$root.log" >&2; exit 1; }
 rm -f "$root.log"
@@ -43,7 +47,8 @@ rm -rf "$root"/var/lib/apt/lists/* "$root"/var/cache/apt/*.bin "$root"/var/cache
 say "docker import -> $IMAGE"
 tar -C "$root" -c . | docker import \
   -c 'ENV LANG=C.UTF-8 PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
-  -c 'CMD ["python3"]' \
-  -m "debootstrap --variant=minbase $SUITE + python3, python3-venv, ca-certificates" \
+  -c 'CMD ["bash"]' \
+  -m "debootstrap --variant=minbase $SUITE --include=$PACKAGES" \
   - "$IMAGE" >/dev/null
-say "built $IMAGE in $(( $(date +%s) - start )) s ($(docker run --rm "$IMAGE" python3 --version))"
+say "built $IMAGE in $(( $(date +%s) - start )) s ($(docker run --rm "$IMAGE" \
+  dpkg-query -W -f '${Package} ${Version}; ' ${PACKAGES//,/ }))"

@@ -19,8 +19,8 @@ sudo_() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 
 if ! command -v dockerd >/dev/null 2>&1; then
   say "installing Debian's docker.io (engine) with apt-get"
-  sudo_ apt-get update -qq
-  sudo_ env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq docker.io >/dev/null
+  sudo_ apt-get -o DPkg::Lock::Timeout=600 update -qq
+  sudo_ env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq docker.io >/dev/null
 fi
 
 if docker info >/dev/null 2>&1; then

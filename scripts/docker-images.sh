@@ -1,21 +1,37 @@
 #!/usr/bin/env bash
-# Build the api, ingest and chroma images (`docker compose build`), through whichever path
-# this host allows:
+# Build the api, ingest, chroma and proxy images (`docker compose build`), through whichever
+# path this host allows, and only when their sources changed:
 #   online      python:3.11-slim is present or can be pulled: BASE_IMAGE=python:3.11-slim,
-#               PIP_SOURCE=index (PyPI, torch from PyTorch's CPU index);
+#               PIP_SOURCE=index (PyPI, torch from PyTorch's CPU index), and the proxy on
+#               debian:bookworm-slim with nginx from apt;
 #   air-gapped  it cannot: BASE_IMAGE=cartoes-base:bookworm made by scripts/base-image.sh
-#               (debootstrap), PIP_SOURCE=wheelhouse made by scripts/wheels.sh on the host.
-# Setting BASE_IMAGE and/or PIP_SOURCE forces a choice. Extra arguments go to
-# `docker compose build` (e.g. --no-cache, or service names). Rebuilds are incremental.
+#               (debootstrap), PIP_SOURCE=wheelhouse made by scripts/wheels.sh on the host,
+#               and the proxy on cartoes-proxy-base:bookworm (debootstrap --include=nginx).
+# Setting BASE_IMAGE and/or PIP_SOURCE (and PROXY_BASE_IMAGE) forces a choice.
+#
+# Reuse: every image carries the label org.cartoes.context-hash, a hash of what its build
+# reads (Dockerfiles, .dockerignore, requirements.txt, app/, ingest/, kb/, deploy/proxy/,
+# the wheelhouse's file list, the base images' ids, the build arguments). When all four
+# images carry the current hash, nothing is built. FORCE=1 builds anyway; extra arguments
+# go to `docker compose build` (e.g. --no-cache, or service names) and imply a build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 say() { echo "images: $*"; }
 
 ONLINE_BASE=python:3.11-slim
+ONLINE_PROXY_BASE=debian:bookworm-slim
 AIRGAP_BASE=${AIRGAP_BASE_IMAGE:-cartoes-base:bookworm}
+AIRGAP_PROXY_BASE=${AIRGAP_PROXY_BASE_IMAGE:-cartoes-proxy-base:bookworm}
+PREFIX=${IMAGE_PREFIX:-cartoes}
+TAG=${IMAGE_TAG:-latest}
+IMAGES=("$PREFIX-api:$TAG" "$PREFIX-ingest:$TAG" "$PREFIX-chroma:$TAG" "$PREFIX-proxy:$TAG")
+LABEL=org.cartoes.context-hash
+files=(-f compose.yaml -f deploy/compose.prod.yaml)  # the prod file adds the proxy
+
+have_image() { docker image inspect "$1" >/dev/null 2>&1; }
 
 if [ -z "${BASE_IMAGE:-}" ]; then
-  if docker image inspect "$ONLINE_BASE" >/dev/null 2>&1; then
+  if have_image "$ONLINE_BASE"; then
     BASE_IMAGE=$ONLINE_BASE
   elif timeout 120 docker pull -q "$ONLINE_BASE" >/dev/null 2>&1; then
     say "pulled $ONLINE_BASE"
@@ -25,16 +41,57 @@ if [ -z "${BASE_IMAGE:-}" ]; then
     scripts/base-image.sh "$AIRGAP_BASE"
     BASE_IMAGE=$AIRGAP_BASE
     : "${PIP_SOURCE:=wheelhouse}"
+    : "${PROXY_BASE_IMAGE:=$AIRGAP_PROXY_BASE}"
   fi
+fi
+if [ -z "${PROXY_BASE_IMAGE:-}" ]; then
+  if [ "$BASE_IMAGE" = "$ONLINE_BASE" ] \
+     && { have_image "$ONLINE_PROXY_BASE" || timeout 120 docker pull -q "$ONLINE_PROXY_BASE" >/dev/null 2>&1; }; then
+    PROXY_BASE_IMAGE=$ONLINE_PROXY_BASE
+  else
+    PROXY_BASE_IMAGE=$AIRGAP_PROXY_BASE
+  fi
+fi
+if [ "$PROXY_BASE_IMAGE" = "$AIRGAP_PROXY_BASE" ]; then
+  PACKAGES=nginx,openssl,ca-certificates scripts/base-image.sh "$AIRGAP_PROXY_BASE"
 fi
 PIP_SOURCE=${PIP_SOURCE:-index}
 if [ "$PIP_SOURCE" = wheelhouse ]; then
   scripts/wheels.sh wheels
 fi
-export BASE_IMAGE PIP_SOURCE
-say "docker compose build (BASE_IMAGE=$BASE_IMAGE PIP_SOURCE=$PIP_SOURCE${EMBEDDING_MODEL:+ EMBEDDING_MODEL=$EMBEDDING_MODEL})"
+export BASE_IMAGE PIP_SOURCE PROXY_BASE_IMAGE
+
+context_hash() {
+  {
+    echo "BASE_IMAGE=$BASE_IMAGE $(docker image inspect -f '{{.Id}}' "$BASE_IMAGE" 2>/dev/null || true)"
+    echo "PROXY_BASE_IMAGE=$PROXY_BASE_IMAGE $(docker image inspect -f '{{.Id}}' "$PROXY_BASE_IMAGE" 2>/dev/null || true)"
+    echo "PIP_SOURCE=$PIP_SOURCE EMBEDDING_MODEL=${EMBEDDING_MODEL:-} TORCH_INDEX_URL=${TORCH_INDEX_URL:-}"
+    find Dockerfile .dockerignore requirements.txt app ingest kb deploy/proxy -type f \
+      ! -path '*/__pycache__/*' ! -name '*.pyc' -print0 | LC_ALL=C sort -z | xargs -0 sha256sum
+    # Wheels are versioned files: name and size identify them.
+    if [ "$PIP_SOURCE" = wheelhouse ]; then
+      find wheels -maxdepth 1 -type f -printf '%f %s\n' | LC_ALL=C sort
+    fi
+  } | sha256sum | cut -c1-16
+}
+
+CONTEXT_HASH=$(context_hash)
+export CONTEXT_HASH
+if [ "${FORCE:-0}" != 1 ] && [ $# -eq 0 ]; then
+  current=1
+  for image in "${IMAGES[@]}"; do
+    got=$(docker image inspect -f "{{index .Config.Labels \"$LABEL\"}}" "$image" 2>/dev/null || true)
+    [ "$got" = "$CONTEXT_HASH" ] || { current=0; break; }
+  done
+  if [ "$current" = 1 ]; then
+    say "images are current (context hash $CONTEXT_HASH): nothing to build (FORCE=1 rebuilds)"
+    exit 0
+  fi
+fi
+
+say "docker compose build (BASE_IMAGE=$BASE_IMAGE PIP_SOURCE=$PIP_SOURCE PROXY_BASE_IMAGE=$PROXY_BASE_IMAGE${EMBEDDING_MODEL:+ EMBEDDING_MODEL=$EMBEDDING_MODEL}, context hash $CONTEXT_HASH)"
 start=$(date +%s)
-COMPOSE_BAKE=false docker compose --progress "${BUILD_PROGRESS:-quiet}" build "$@"
+COMPOSE_BAKE=false docker compose "${files[@]}" --progress "${BUILD_PROGRESS:-quiet}" build "$@"
 say "built in $(( $(date +%s) - start )) s"
 docker images --format 'table {{.Repository}}:{{.Tag}}\t{{.ID}}\t{{.Size}}' \
-  | grep -E "^(REPOSITORY|${IMAGE_PREFIX:-cartoes}-(api|ingest|chroma):${IMAGE_TAG:-latest})"
+  | grep -E "^(REPOSITORY|$PREFIX-(api|ingest|chroma|proxy):$TAG)"

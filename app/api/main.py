@@ -12,13 +12,14 @@ from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
 
-from app.api import errors, metrics
+from app.api import deadline, docs, errors, metrics
 from app.api.resources import Resources
 from app.api.routes import admin, ask, cards, feedback, health, search
 from app.api.security import EdgeGuard
 from app.core.config import Settings, get_settings
 from app.core.logging import setup_logging
 from app.feedback.service import get_feedback
+from app.store.deadline import deadline as store_deadline
 
 WEB_DIR = Path(__file__).resolve().parents[1] / "web"
 log = logging.getLogger(__name__)
@@ -28,11 +29,7 @@ CSP = (
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
     "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 )
-DOCS_CSP = (  # Swagger UI at /docs loads its bundle from a CDN and runs an inline script.
-    "default-src 'none'; script-src 'self' 'unsafe-inline' https://cdn.jsdelivr.net; "
-    "style-src 'self' https://cdn.jsdelivr.net; img-src 'self' data: https://fastapi.tiangolo.com; "
-    "connect-src 'self'; frame-ancestors 'none'"
-)
+DOCS_CSP = docs.CSP  # Swagger UI served from this service (app/api/docs.py)
 
 
 async def security_headers(
@@ -43,7 +40,8 @@ async def security_headers(
     response.headers["X-Content-Type-Options"] = "nosniff"
     response.headers["X-Frame-Options"] = "DENY"
     response.headers["Referrer-Policy"] = "no-referrer"
-    response.headers["Content-Security-Policy"] = DOCS_CSP if path in ("/docs", "/redoc") else CSP
+    docs_page = path == "/docs" or path.startswith("/docs/")
+    response.headers["Content-Security-Policy"] = DOCS_CSP if docs_page else CSP
     if path == "/" or path.startswith("/static/"):
         # Unhashed module names and no build step: always revalidate after a deploy.
         response.headers["Cache-Control"] = "no-cache"
@@ -58,7 +56,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         setup_logging(conf.log_level)
         # Heavy resources are created here, in each worker after the fork.
         app.state.resources = Resources.create(conf)
-        app.state.resources.warm()
+        with store_deadline(conf.request_deadline_s):  # a dead store cannot stall start-up
+            app.state.resources.warm()
         get_feedback(conf).start()  # schema and retention purge, off the request path
         log.info("ready to serve (generator=%s, store=%s)", conf.generator, conf.chroma_mode)
         yield
@@ -70,9 +69,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         description="Answers patients' questions in pt-BR from a card knowledge base; every "
         "claim carries a [cite:card-X] citation verified against the retrieved cards.",
         lifespan=lifespan,
+        docs_url=None,  # served by app/api/docs.py, without a CDN
+        redoc_url=None,
     )
     errors.install(app)
-    # Outermost last: CORS -> security headers -> metrics -> edge guard -> routes.
+    # Outermost last: CORS -> security headers -> metrics -> edge guard -> deadline -> routes.
+    app.add_middleware(deadline.RequestDeadline, settings=conf)
     app.add_middleware(EdgeGuard, settings=conf)
     app.middleware("http")(metrics.middleware)
     app.middleware("http")(security_headers)
@@ -93,6 +95,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         admin.router,
     ):
         app.include_router(router)
+    docs.install(app)
 
     @app.get("/", include_in_schema=False)
     async def index() -> FileResponse:

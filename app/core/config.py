@@ -165,6 +165,18 @@ class Settings(BaseSettings):
             )
         return value
 
+    # Operations: request deadline, trusted proxy.
+    request_deadline_s: float = Field(
+        default=10.0,
+        gt=0,
+        le=300,
+        description="REQUEST_DEADLINE_S: an /api request answers (503 at worst) within this",
+    )
+    forwarded_allow_ips: str = Field(
+        default="127.0.0.1,::1",
+        description="FORWARDED_ALLOW_IPS: proxies whose X-Forwarded-For gunicorn trusts",
+    )
+
     @property
     def cors_origin_list(self) -> list[str]:
         return [o.strip() for o in self.cors_origins.split(",") if o.strip()]
@@ -194,6 +206,15 @@ class Settings(BaseSettings):
             raise ValueError(
                 f"CHUNK_OVERLAP ({self.chunk_overlap}) must be smaller than "
                 f"CHUNK_SIZE ({self.chunk_size})"
+            )
+        return self
+
+    @model_validator(mode="after")
+    def _worker_timeout_above_deadline(self) -> Settings:
+        if self.gunicorn_timeout_s <= self.request_deadline_s:
+            raise ValueError(
+                f"GUNICORN_TIMEOUT_S ({self.gunicorn_timeout_s}) must be greater than "
+                f"REQUEST_DEADLINE_S ({self.request_deadline_s})"
             )
         return self
 

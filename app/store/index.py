@@ -34,8 +34,8 @@ from app.core.errors import (
     StoreUnavailableError,
     StoreWriteError,
 )
-from app.store import schema
-from app.store.client import describe, make_client
+from app.store import deadline, schema
+from app.store.client import close, describe, make_client
 from app.store.schema import SCHEMA_VERSION, Row, StoredCard
 from app.store.snapshot import BuildSnapshot
 
@@ -150,14 +150,24 @@ class IndexStore:
         return f"{self.prefix}-v"
 
     def _get_client(self) -> Any:
+        client = self._client
+        if client is not None:
+            return client
+        # Built outside the lock: the constructor makes requests, and a slow or dead server
+        # must not queue every other thread of the worker behind it.
+        client = make_client(self.settings)
         with self._lock:
             if self._client is None:
-                self._client = make_client(self.settings)
-            return self._client
+                self._client = client
+                return client
+            winner = self._client
+        close(client)
+        return winner
 
     def _call(self, what: str, fn: Callable[[Any], T]) -> T:
-        """Run fn(client) with bounded retries on transport errors. An internal error of
-        the store (full disk, read-only data, ...) becomes StoreWriteError, once."""
+        """Run fn(client) with bounded retries on transport errors, within the open
+        deadline if any (app.store.deadline). An internal error of the store (full disk,
+        read-only data, ...) becomes StoreWriteError, once."""
         from chromadb.errors import InternalError
 
         try:
@@ -171,32 +181,35 @@ class IndexStore:
             ) from exc
 
     def _call_with_retries(self, what: str, fn: Callable[[Any], T]) -> T:
-        errors = _transport_errors()
+        """Each attempt gets min(CHROMA_TIMEOUT_S, what is left of the deadline); with no
+        deadline open (ingest, CLI) it runs inline, bounded by the client's timeouts. The
+        client is kept across failures: its connection pool reconnects by itself."""
+        errors: tuple[type[BaseException], ...] = (*_transport_errors(), deadline.DeadlineExceeded)
         attempts = self.settings.chroma_retries + 1
         for attempt in range(1, attempts + 1):
+            budget = deadline.budget(self.settings.chroma_timeout_s)
             try:
-                return fn(self._get_client())
+                if budget is None:
+                    return fn(self._get_client())
+                return deadline.run_bounded(lambda: fn(self._get_client()), budget)
             except errors as exc:
-                with self._lock:
-                    self._client = None
-                    self._active = None
-                if attempt == attempts:
-                    raise StoreUnavailableError(
-                        f"{describe(self.settings)} did not answer ({what}) after "
-                        f"{attempts} attempt(s): {exc}"
-                    ) from exc
-                time.sleep(min(0.2 * attempt, 1.0))
+                self._active = None
+                failure: BaseException = exc
             except ValueError as exc:
-                # chromadb raises ValueError when a server cannot be reached at connect time.
-                if "Could not connect" not in str(exc):
+                # chromadb's constructor turns transport errors into ValueError ("Could
+                # not connect ...", or the error's own text); the original is its context.
+                if not isinstance(exc.__context__, errors) and "Could not connect" not in str(exc):
                     raise
-                with self._lock:
-                    self._client = None
-                if attempt == attempts:
-                    raise StoreUnavailableError(
-                        f"{describe(self.settings)} is unreachable ({what}): {exc}"
-                    ) from exc
-                time.sleep(min(0.2 * attempt, 1.0))
+                failure = exc
+            left = deadline.remaining()
+            pause = min(0.2 * attempt, 1.0)
+            if attempt == attempts or (left is not None and left <= pause):
+                within = "" if left is None else " within the deadline (REQUEST_DEADLINE_S)"
+                raise StoreUnavailableError(
+                    f"{describe(self.settings)} did not answer ({what}){within} after "
+                    f"{attempt} attempt(s): {failure}"
+                ) from failure
+            time.sleep(pause)
         raise AssertionError("unreachable")
 
     def heartbeat(self) -> None:

@@ -8,6 +8,7 @@ Table of results: docs/reliability.md."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import threading
@@ -22,6 +23,7 @@ import httpx
 import pytest
 
 from tests.compose.conftest import ROOT, Stack
+from tests.compose.kill_loop import Compose, kill_loop, summary
 
 pytestmark = [pytest.mark.compose, pytest.mark.slow]
 
@@ -61,7 +63,7 @@ def synthetic_corpus(dest: Path, n: int) -> Path:
         (dest / f"{card_id}.md").write_text(
             f'---\nid: {card_id}\ntitle: "Cartão sintético {i}"\ntopics: [teste]\n'
             'source: "gerado por tests/compose/test_faults.py"\nlicense: CC0-1.0\n'
-            f"accessed_at: 2026-01-01\n---\n{body}\n",
+            f"accessed_at: 2026-01-01\nreviewed_at: 2026-01-01\n---\n{body}\n",
             encoding="utf-8",
         )
     dest.chmod(0o755)
@@ -258,7 +260,7 @@ def test_chroma_killed_under_traffic_gives_clean_503s_and_recovers(stack: Stack)
         time.sleep(2.0)
         t_kill = time.monotonic()
         stack.dc("kill", "chroma", timeout=60)  # SIGKILL, no clean shutdown
-        # Within the retry budget (3 attempts x CHROMA_TIMEOUT_S 10 s + backoff).
+        # Within REQUEST_DEADLINE_S (10 s) of the kill.
         deadline = time.monotonic() + 40
         while not any(o.status == 503 for o in traffic.since(t_kill)):
             if time.monotonic() > deadline:
@@ -285,12 +287,11 @@ def test_chroma_killed_under_traffic_gives_clean_503s_and_recovers(stack: Stack)
     statuses = {o.status for o in outcomes}
     assert statuses <= {200, 503}, statuses
     codes = {o.code for o in outcomes if o.status == 503}
-    assert codes == {"store_unavailable"}, codes
+    assert codes and codes <= {"store_unavailable", "deadline_exceeded"}, codes
     failed_503 = [o for o in outcomes if o.status == 503]
-    # A request caught mid-call by the kill waits out CHROMA_TIMEOUT_S (10 s) on the dead
-    # connection; with CHROMA_RETRIES (2) the budget is 3 attempts plus backoff.
-    slowest = sorted(round(o.ended - o.started, 2) for o in failed_503)[-3:]
-    assert slowest[-1] < 35, f"a 503 took {slowest[-1]} s"
+    # Every request answers within REQUEST_DEADLINE_S (10 s by default), 503 at worst.
+    slowest = sorted(round(o.ended - o.started, 2) for o in outcomes)[-3:]
+    assert slowest[-1] < 10, f"a request took {slowest[-1]} s"
     assert all(o.cited for o in outcomes if o.status == 200), "a 200 without a cited answer"
     # Once one request succeeded after the recovery, every later one succeeds.
     late = [o for o in outcomes if o.started > t_recovered]
@@ -303,9 +304,28 @@ def test_chroma_killed_under_traffic_gives_clean_503s_and_recovers(stack: Stack)
     assert readyz(stack)["collection"] == before["collection"], "index lost after SIGKILL"
     print(
         f"\n{len(outcomes)} requests: {sum(o.status == 200 for o in outcomes)} x 200, "
-        f"{len(failed_503)} x 503 (slowest {slowest} s); "
+        f"{len(failed_503)} x 503 (slowest requests {slowest} s); "
         f"first cited 200 {t_recovered - t_healthy:.1f} s after chroma turned healthy"
     )
+
+
+def test_chroma_kill_loop_with_32_clients_never_passes_the_deadline(stack: Stack) -> None:
+    """The short version of `python -m tests.compose.kill_loop` (30 runs in
+    docs/reliability.md): KILL_LOOP_RUNS kills of chroma under 32 clients."""
+    runs = int(os.environ.get("KILL_LOOP_RUNS", "2"))
+    dc = Compose(stack.project, stack.env)
+    out = ROOT / "artifacts" / "kill-loop"
+    reports = kill_loop(dc, stack.base_url, runs, 32, 10.0, out)
+    text = summary(reports, 10.0)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "summary.txt").write_text(
+        "\n".join(json.dumps(r.__dict__) for r in reports) + f"\n{text}\n", encoding="utf-8"
+    )
+    print(f"\n{text}")
+    assert all(r.requests > 0 and r.unavailable > 0 for r in reports), text  # the kill bit
+    assert sum(r.over_deadline for r in reports) == 0, f"{text}; dumps: {reports}"
+    assert not any(r.other for r in reports), text
+    assert readyz(stack)["ready"] is True
 
 
 def test_api_worker_killed_is_replaced_and_only_in_flight_requests_fail(stack: Stack) -> None:
@@ -474,8 +494,12 @@ def test_unreadable_card_is_reported_and_the_old_index_serves(stack: Stack, tmp_
     assert res.returncode == 2, text
     assert "card-007.md" in text and "Permission denied" in text, text
     assert "nothing was ingested" in text and "Traceback" not in text, text
-    assert readyz(stack)["collection"] == before["collection"]
-    assert collections(stack) == names
+    after = readyz(stack)
+    assert after["collection"] == before["collection"]
+    # Nothing written but the refusal itself, which /readyz reports.
+    assert collections(stack) - names <= {"cards-corpus-status"}, collections(stack) - names
+    assert after["corpus"]["status"] == "refused", after
+    assert any("card-007.md" in p for p in after["corpus"]["problems"]), after
     answers(stack)
 
 
