@@ -50,7 +50,8 @@ _ASK = r"(?:posso|pode|podem|devo|deve|da pra|da para|quero|queria|vou|preciso|t
 _NEEDS = {
     "stop": rf"\b{_ASK}\s+(?:\w+\s+){{0,2}}?(?:parar|suspender|largar|deixar de tomar|interromper|tirar|"
     r"cortar|abandonar|ficar sem)\b|\b(?:parei|larguei|suspendi|deixei de tomar|interrompi|parar de tomar|"
-    r"parar o remedio|parar com o remedio|nao tomar mais|sem o remedio)\b",
+    r"parar o remedio|parar com o remedio|nao tomar mais|sem o remedio|paro|largo|suspendo|"
+    r"interrompo|deixo de tomar|paramos|parando)\b",
     "double": r"\b(?:dobr\w*|tomar dois|tomar duas|dose dupla|em dobro|tomar (?:mais|outro|outra) "
     r"(?:comprimido|dose)|compens\w*|tomo de novo|tomar de novo|tomo outro|tomo outra)\b",
     "change": rf"\b{_ASK}\s+(?:\w+\s+){{0,2}}?(?:aumentar|diminuir|reduzir|trocar|mudar|cortar|partir|"
@@ -291,6 +292,9 @@ class ExtractiveGenerator:
         return [*keep, pick]
 
 
+REQUEST_MARGIN_S = 4.0  # of REQUEST_DEADLINE_S kept for everything but the model
+
+
 class LLMOutputError(ValueError):
     """The model's reply is not the JSON object we asked for."""
 
@@ -326,6 +330,19 @@ class OpenAICompatibleGenerator:
         key = settings.llm_api_key.get_secret_value()
         if key:
             headers["authorization"] = f"Bearer {key}"
+        # The whole model path must also fit in the request's own deadline, with room left
+        # for retrieval, verification and the extractive fallback.
+        self.deadline_s = max(
+            1.0, min(settings.llm_deadline_s, settings.request_deadline_s - REQUEST_MARGIN_S)
+        )
+        if self.deadline_s < settings.llm_deadline_s:
+            log.warning(
+                "LLM_DEADLINE_S=%g is capped to %g s by REQUEST_DEADLINE_S=%g; raise "
+                "REQUEST_DEADLINE_S to give the model more time",
+                settings.llm_deadline_s,
+                self.deadline_s,
+                settings.request_deadline_s,
+            )
         self.client = httpx.Client(
             base_url=settings.llm_base_url.rstrip("/"),
             timeout=httpx.Timeout(settings.llm_timeout_s),
@@ -335,9 +352,7 @@ class OpenAICompatibleGenerator:
     def _remaining(self, deadline: float) -> float:
         left = deadline - time.monotonic()
         if left <= 0:
-            raise DeadlineExceeded(
-                f"no answer within LLM_DEADLINE_S={self.settings.llm_deadline_s}"
-            )
+            raise DeadlineExceeded(f"no answer within {self.deadline_s:g} s")
         return left
 
     def _complete(self, messages: list[dict[str, str]], deadline: float) -> str:
@@ -375,7 +390,7 @@ class OpenAICompatibleGenerator:
     def generate(
         self, question: str, parents: list[ContextChunk], query_vector: np.ndarray, focus: Focus
     ) -> Draft:
-        deadline = time.monotonic() + self.settings.llm_deadline_s
+        deadline = time.monotonic() + self.deadline_s
         context = context_block(parents, self.settings.prompt_chunk_max_chars)
         messages = [
             {"role": "system", "content": SYSTEM_RULES},
@@ -418,7 +433,7 @@ class OpenAICompatibleGenerator:
             draft = self.fallback.generate(question, parents, query_vector, focus)
             draft.generator = "extractive-fallback"
             reason = (
-                f"did not answer within {self.settings.llm_deadline_s:g} s"
+                f"did not answer within {self.deadline_s:g} s"
                 if isinstance(exc, TimeoutError)
                 else f"could not give a valid answer ({type(exc).__name__})"
             )

@@ -9,12 +9,11 @@ from typing import Any
 
 import pytest
 
-from app.agent.generators import make_generator
-from app.agent.graph import Agent, make_agent
+from app.agent.graph import Agent
 from app.agent.safety import REFUSAL, SYSTEM_RULES
+from app.api.resources import Resources
 from app.core.config import Settings
 from app.embedding import get_embedder
-from app.retrieval.retriever import Retriever
 from app.store.index import IndexStore
 from ingest.pipeline import run_ingest
 from tests.fake_llm import FakeLLM, answer, fake_llm
@@ -42,11 +41,10 @@ def agent_for(index_path: Path) -> Iterator[Any]:
             llm_model="fake-model",
             llm_timeout_s=5,
             llm_retries=1,
+            request_deadline_s=30,
             **extra,
         )
-        embedder = get_embedder(settings)
-        retriever = Retriever(IndexStore(settings), embedder, settings)
-        return make_agent(retriever, make_generator(settings, embedder), settings)
+        return Resources.create(settings).agent
 
     yield build
 
@@ -152,7 +150,7 @@ def test_answer_obeying_an_injected_instruction_does_not_reach_the_user(agent_fo
     with fake_llm(dose_changer) as llm:
         state = agent_for(llm).ask(question)
     assert "dobrar" not in state["answer"] and state["citations"] == ["card-001"]
-    assert any("dose change" in w for w in state["citation_warnings"])
+    assert any("treatment change" in w for w in state["citation_warnings"])
 
 
 def test_refusal_without_calling_the_model_when_nothing_is_relevant(agent_for: Any) -> None:
@@ -180,3 +178,40 @@ def test_prompt_window_keeps_the_matching_last_paragraph(agent_for: Any) -> None
     assert "gengivas que sangram com facilidade" in body
     assert len(body.strip("…\n")) <= 600
     assert state["citations"] == ["card-017"] and not state["refused"]
+
+
+def test_a_stalling_model_gets_the_extractive_answer_within_the_deadline(agent_for: Any) -> None:
+    """LLM_DEADLINE_S bounds the whole model path, retries and repair included."""
+    import threading
+    import time
+
+    release = threading.Event()
+
+    def stall(body: dict[str, Any], n: int) -> tuple[int, str]:
+        release.wait(30)  # longer than the deadline; released at the end of the test
+        return 200, answer("tarde demais [cite:card-001]", ["card-001"])
+
+    with fake_llm(stall) as llm:
+        agent = agent_for(llm, llm_timeout_s=60, llm_retries=3, llm_deadline_s=3)
+        started = time.monotonic()
+        state = agent.ask(QUESTION)
+        took = time.monotonic() - started
+        release.set()
+    assert took < 3 + 2.5, took  # the deadline, plus retrieval and verification
+    assert state["generator"] == "extractive-fallback" and not state["refused"]
+    assert "card-001" in state["citations"]
+    assert any("did not answer within 3 s" in w for w in state["citation_warnings"])
+
+
+def test_personal_data_never_reaches_the_model(agent_for: Any) -> None:
+    reply = answer(f"{LEVO}, em jejum. [cite:card-001]", ["card-001"])
+    question = (
+        "sou José Carlos Pereira, CPF 529.982.247-25, cartão do SUS 898 0012 3456 7890, "
+        "nasci em 12/03/1958, devo tomar a levotiroxina com o estômago vazio?"
+    )
+    with fake_llm(lambda body, n: (200, reply)) as llm:
+        agent_for(llm).ask(question)
+    prompt = str(llm.requests[0]["messages"])
+    for item in ("José", "Pereira", "529.982.247-25", "898 0012 3456 7890", "12/03/1958"):
+        assert item not in prompt
+    assert "levotiroxina" in prompt
