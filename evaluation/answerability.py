@@ -47,7 +47,8 @@ def bank_text(question: str) -> str:
 
 
 def write_bank(cases: list[GoldenCase], path: Path = BANK_PATH) -> list[str]:
-    tune = [c for c in cases if c.split == "tune"]
+    held_out = {c.question for c in cases if c.split == "test"}
+    tune = [c for c in cases if c.split == "tune" and c.question not in held_out]
     texts = [bank_text(c.question) for c in tune]
     data = {
         "source": "tests/eval/golden.yaml split=tune (never the test half)",

@@ -26,16 +26,27 @@ HEADER = (
 )
 
 
+def test_half_questions() -> set[str]:
+    """Texts of the test halves: a tuning case worded exactly like one of them (two authors
+    can write the same short question) stays out of every bank."""
+    return {c.question for c in load_safety(split="test")} | {
+        c.question for c in load_golden(split="test")
+    }
+
+
 def render() -> str:
     groups: dict[tuple[str, str], list[str]] = {}
+    held_out = test_half_questions()
     for case in load_safety(split="tune"):
+        if case.question in held_out:
+            continue
         kind = case.expect_emergency or "informational"
         subkind = case.subkind if case.expect_emergency else f"tune-{case.kind}"
         groups.setdefault((kind, subkind), []).append(case.question)
     # Ordinary questions of the golden set's tuning half are informational exemplars too (the
     # few that describe an emergency sign themselves are left out).
     for golden in load_golden(split="tune"):
-        if not concept_hits(fold(golden.question)):
+        if golden.question not in held_out and not concept_hits(fold(golden.question)):
             groups.setdefault(("informational", "tune-golden"), []).append(golden.question)
     data = [{"kind": k, "subkind": s, "examples": ex} for (k, s), ex in sorted(groups.items())]
     return HEADER + yaml.safe_dump(data, allow_unicode=True, sort_keys=False, width=100)
