@@ -44,6 +44,7 @@ class Focus:
     about: set[str] = field(default_factory=set)
     need: str | None = None  # "stop" | "double" | "change" | "missed"
     terms: dict[str, float] = field(default_factory=dict)  # question's words -> weight (sum 1)
+    about_of: dict[str, set[str]] = field(default_factory=dict)  # card -> names it is about
 
 
 _ASK = r"(?:posso|pode|podem|devo|deve|da pra|da para|quero|queria|vou|preciso|tenho que|tem que|seria bom|e bom|e melhor|ja posso)"
@@ -231,6 +232,10 @@ class ExtractiveGenerator:
             if not self._eligible(c, top, focus):
                 continue
             if c.card != top:
+                # One card answers, unless the question names two things and this card is
+                # about the other one (guidance for a stop/double question comes later).
+                if not self._second_card(c, top, focus):
+                    continue
                 margin = CLOSE_TO_BEST_ABOUT if c.card in focus.about else CLOSE_TO_BEST
                 if c.score < best - margin:
                     continue
@@ -249,6 +254,14 @@ class ExtractiveGenerator:
         parts = [f"{c.text} [cite:{c.card}]" for c in chosen]
         cited = list(dict.fromkeys(c.card for c in chosen))
         return Draft(" ".join(parts), cited, self.name)
+
+    @staticmethod
+    def _second_card(c: _Candidate, top: str, focus: Focus) -> bool:
+        """Whether another card may speak: the question names two or more things and this
+        card is about one the top card is not about."""
+        if len(focus.names) < 2 or c.card not in focus.about:
+            return False
+        return bool(focus.about_of.get(c.card, set()) - focus.about_of.get(top, set()))
 
     def _with_antecedents(
         self, chosen: list[_Candidate], pool: list[_Candidate], top: str, focus: Focus

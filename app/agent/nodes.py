@@ -293,11 +293,16 @@ def generate(state: AgentState, runtime: Runtime[AgentDeps]) -> dict[str, Any]:
     terms = content_terms(state["search_query"])
     weights = {t: lexicon.idf.get(t, lexicon.max_idf) for t in terms}
     total = sum(weights.values()) or 1.0
+    about_of: dict[str, set[str]] = {}
+    for entry in names:
+        for card in lexicon.cards_for(entry)[0]:
+            about_of.setdefault(card, set()).add(entry.name)
     focus = Focus(
         names=names,
         about=set(state.get("about", set())),
         need=need_of(state["query"]),
         terms={t: w / total for t, w in weights.items()},
+        about_of=about_of,
     )
     draft = deps.generator.generate(
         state["query"], state["parents"], np.asarray(state["query_vector"]), focus

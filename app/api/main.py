@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
-from fastapi import FastAPI, Request, Response
+from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.api import deadline, docs, errors, metrics
 from app.api.resources import Resources
@@ -32,20 +33,37 @@ CSP = (
 DOCS_CSP = docs.CSP  # Swagger UI served from this service (app/api/docs.py)
 
 
-async def security_headers(
-    request: Request, call_next: Callable[[Request], Awaitable[Response]]
-) -> Response:
-    response = await call_next(request)
-    path = request.url.path
-    response.headers["X-Content-Type-Options"] = "nosniff"
-    response.headers["X-Frame-Options"] = "DENY"
-    response.headers["Referrer-Policy"] = "no-referrer"
-    docs_page = path == "/docs" or path.startswith("/docs/")
-    response.headers["Content-Security-Policy"] = DOCS_CSP if docs_page else CSP
-    if path == "/" or path.startswith("/static/"):
-        # Unhashed module names and no build step: always revalidate after a deploy.
-        response.headers["Cache-Control"] = "no-cache"
-    return response
+class SecurityHeaders:
+    """Security and caching headers on every response, as plain ASGI middleware (no
+    per-request task or body stream, which `app.middleware("http")` adds)."""
+
+    def __init__(self, app: ASGIApp):
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        path = scope["path"]
+        docs_page = path == "/docs" or path.startswith("/docs/")
+        extra = [
+            (b"x-content-type-options", b"nosniff"),
+            (b"x-frame-options", b"DENY"),
+            (b"referrer-policy", b"no-referrer"),
+            (b"content-security-policy", (DOCS_CSP if docs_page else CSP).encode()),
+        ]
+        if path == "/" or path.startswith("/static/"):
+            # Unhashed module names and no build step: always revalidate after a deploy.
+            extra.append((b"cache-control", b"no-cache"))
+        names = {name for name, _ in extra}
+
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = [(k, v) for k, v in message.get("headers", []) if k.lower() not in names]
+                message = {**message, "headers": headers + extra}
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -76,8 +94,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # Outermost last: CORS -> security headers -> metrics -> edge guard -> deadline -> routes.
     app.add_middleware(deadline.RequestDeadline, settings=conf)
     app.add_middleware(EdgeGuard, settings=conf)
-    app.middleware("http")(metrics.middleware)
-    app.middleware("http")(security_headers)
+    app.add_middleware(metrics.MetricsMiddleware)
+    app.add_middleware(SecurityHeaders)
     if conf.cors_origin_list:
         app.add_middleware(
             CORSMiddleware,

@@ -10,9 +10,8 @@ chose instead of reading the environment again.
 from __future__ import annotations
 
 import time
-from collections.abc import Awaitable, Callable
 
-from fastapi import Request, Response
+from fastapi import Response
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
     CollectorRegistry,
@@ -70,18 +69,6 @@ class MetricsMiddleware:
             path = getattr(scope.get("route"), "path", "unmatched")
             REQUESTS.labels(route=path, method=scope["method"], status=str(status)).inc()
             LATENCY.labels(route=path).observe(time.perf_counter() - started)
-
-
-async def middleware(
-    request: Request, call_next: Callable[[Request], Awaitable[Response]]
-) -> Response:
-    started = time.perf_counter()
-    response = await call_next(request)
-    route = request.scope.get("route")
-    path = getattr(route, "path", "unmatched")
-    REQUESTS.labels(route=path, method=request.method, status=str(response.status_code)).inc()
-    LATENCY.labels(route=path).observe(time.perf_counter() - started)
-    return response
 
 
 MULTIPROCESS = values.ValueClass is not values.MutexValue
