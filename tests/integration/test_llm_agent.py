@@ -33,17 +33,16 @@ def index_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture
 def agent_for(index_path: Path) -> Iterator[Any]:
     def build(llm: FakeLLM, **extra: Any) -> Agent:
-        settings = Settings(
-            _env_file=None,
-            chroma_path=index_path,
-            generator="openai",
-            llm_base_url=llm.url,
-            llm_model="fake-model",
-            llm_timeout_s=5,
-            llm_retries=1,
-            request_deadline_s=30,
-            **extra,
-        )
+        fields: dict[str, Any] = {
+            "chroma_path": index_path,
+            "generator": "openai",
+            "llm_base_url": llm.url,
+            "llm_model": "fake-model",
+            "llm_timeout_s": 5,
+            "llm_retries": 1,
+            "request_deadline_s": 30,
+        }
+        settings = Settings(_env_file=None, **(fields | extra))
         return Resources.create(settings).agent
 
     yield build

@@ -6,9 +6,11 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Coroutine, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 
@@ -19,6 +21,17 @@ from app.feedback.service import FeedbackService, storable_question
 from app.feedback.store import AnswerRecord
 from app.retrieval.models import ContextChunk
 from tests.unit.feedback.helpers import count, wait_for
+
+
+T = TypeVar("T")
+
+
+def run(coro: Coroutine[object, object, T]) -> T:
+    """The coroutine on its own event loop in a fresh thread: asyncio.run() refuses to
+    start inside a thread that already runs a loop (Playwright's sync API leaves one in
+    the main thread when the browser tests run first in the same session)."""
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coro).result()
 
 
 @pytest.fixture
@@ -110,7 +123,7 @@ def test_a_rating_waits_for_an_answer_another_worker_is_still_writing(
 
     writer = threading.Thread(target=other_worker)
     writer.start()
-    assert asyncio.run(service.add_feedback(answer_id, True, None))
+    assert run(service.add_feedback(answer_id, True, None))
     writer.join()
 
 
@@ -127,10 +140,10 @@ def test_an_unknown_fresh_id_is_404_after_the_wait_and_an_old_one_at_once(
         return real(*args)  # type: ignore[arg-type]
 
     monkeypatch.setattr(service.store, "add_feedback", counted)
-    assert not asyncio.run(service.add_feedback(new_answer_id(), True, None))
+    assert not run(service.add_feedback(new_answer_id(), True, None))
     assert lookups > 1  # looked again while the answer could still be queued
     lookups = 0
     old = new_answer_id(now_ms=int((time.time() - 3600) * 1000))
-    assert not asyncio.run(service.add_feedback(old, True, None))
-    assert not asyncio.run(service.add_feedback("0123456789abcdef0123456789abcdef", True, None))
+    assert not run(service.add_feedback(old, True, None))
+    assert not run(service.add_feedback("0123456789abcdef0123456789abcdef", True, None))
     assert lookups == 2  # once each, no waiting
