@@ -143,6 +143,7 @@ CLOSE_TO_BEST = 0.02  # a sentence of another card must score this close to the 
 CLOSE_TO_BEST_ABOUT = 0.05  # ... or this close, when that card is about the named medicine
 MAX_CARDS = 2  # an answer quotes at most this many cards
 SAME_CARD = 0.2  # a sentence of the answering card may score this far below the best one
+BOTH_NAMES_BONUS = 0.08  # a sentence naming two of the things the question names together
 
 
 @dataclass
@@ -191,6 +192,14 @@ class ExtractiveGenerator:
         about = c.card in focus.about
         if focus.names and not (on_top or about) and names_other_medicine(c.text, focus.names):
             return mentions_name(c.text, focus.names)
+        medicines = {e.name for e in focus.names if e.kind == "medicine"}
+        if (
+            medicines
+            and not medicines & focus.about_of.get(c.card, set())
+            and names_other_medicine(c.text, focus.names)
+        ):
+            # "metformina e álcool?" answered from the alcohol card: not its paracetamol line.
+            return mentions_name(c.text, focus.names)
         if on_top or about:
             return True
         return bool(focus.names) and mentions_name(c.text, focus.names)
@@ -215,11 +224,17 @@ class ExtractiveGenerator:
             )
             words = set(tokenize(c.text)) if focus.terms else set()
             lexical = sum(w for t, w in focus.terms.items() if t in words)
+            named = (
+                sum(mentions_name(c.text, [e]) for e in focus.names)
+                if len(focus.names) >= 2
+                else 0
+            )
             c.score = (
                 float(sim)
                 + prior
                 + LEXICAL_BONUS * lexical
                 + (0.05 if c.card in focus.about else 0.0)
+                + (BOTH_NAMES_BONUS if named >= 2 else 0.0)
             )
         ranked = sorted(pool, key=lambda c: -c.score)
         best = ranked[0].score
