@@ -30,6 +30,7 @@ class Relay:
         self.url = f"http://127.0.0.1:{self.port}"
         self._server: asyncio.Server | None = None
         self._writers: set[asyncio.StreamWriter] = set()
+        self._tasks: set[asyncio.Task[None]] = set()  # one per relayed connection
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
         self._thread.start()
@@ -64,16 +65,28 @@ class Relay:
         for writer in list(self._writers):
             writer.close()
         self._writers.clear()
+        # Cut connections end their pumps: wait for them, so none is left pending.
+        if self._tasks:
+            _, pending = await asyncio.wait(self._tasks, timeout=_TIMEOUT_S / 2)
+            for task in pending:
+                task.cancel()
+            await asyncio.gather(*pending, return_exceptions=True)
 
     async def _relay(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        task = asyncio.current_task()
+        assert task is not None
+        self._tasks.add(task)
         try:
-            up_reader, up_writer = await asyncio.open_connection("127.0.0.1", self.target_port)
-        except OSError:
-            writer.close()
-            return
-        self._writers |= {writer, up_writer}
-        await asyncio.gather(_pump(reader, up_writer), _pump(up_reader, writer))
-        self._writers -= {writer, up_writer}
+            try:
+                up_reader, up_writer = await asyncio.open_connection("127.0.0.1", self.target_port)
+            except OSError:
+                writer.close()
+                return
+            self._writers |= {writer, up_writer}
+            await asyncio.gather(_pump(reader, up_writer), _pump(up_reader, writer))
+            self._writers -= {writer, up_writer}
+        finally:
+            self._tasks.discard(task)
 
 
 async def _pump(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
