@@ -1,6 +1,7 @@
-// The answer view: loading, the streamed answer with citation chips, emergency alert,
-// refusal (and the not-covered state with its suggestions), and errors with a retry
-// button. Server text only ever goes in as text.
+// The answer view: loading, the streamed answer with citation chips, the topic a
+// follow-up was assumed to be about, emergency alert, refusal (and the not-covered state
+// with its suggestions), the feedback buttons, and errors with a retry button. Server
+// text only ever goes in as text.
 
 import { decisionOf, technicalDetails } from "./answer-details.js";
 import { tokenize, createChip, upgradeChip } from "./citations.js";
@@ -14,6 +15,13 @@ const EMERGENCY = {
   medical: {
     title: "Emergência: procure atendimento agora",
     calls: [{ href: "tel:192", label: "Ligar 192 (SAMU)" }],
+  },
+  poisoning: {
+    title: "Possível intoxicação: ligue agora",
+    calls: [
+      { href: "tel:192", label: "Ligar 192 (SAMU)" },
+      { href: "tel:08007226001", label: "Ligar 0800 722 6001 (Disque-Intoxicação, 24 horas)" },
+    ],
   },
   self_harm: {
     title: "Peça ajuda agora",
@@ -69,8 +77,11 @@ class StreamRenderer {
 }
 
 export class AnswerView {
-  /** onSuggest(question): a suggestion of the not-covered state was chosen. */
-  constructor(root, { onSuggest = () => {} } = {}) {
+  /**
+   * onSuggest(question): a suggestion of the not-covered state was chosen.
+   * feedback(result): the feedback element for an answer, or null (none for that answer).
+   */
+  constructor(root, { onSuggest = () => {}, feedback = () => null } = {}) {
     this.root = root;
     this.asked = root.querySelector("#asked-text");
     this.askedMore = root.querySelector("#asked-more");
@@ -79,6 +90,7 @@ export class AnswerView {
     this.body = root.querySelector("#answer-body");
     this.extra = root.querySelector("#answer-extra");
     this.onSuggest = onSuggest;
+    this.feedback = feedback;
     this.renderer = null;
     this.question = "";
     this.askedMore.addEventListener("click", () => {
@@ -150,10 +162,31 @@ export class AnswerView {
       if (first) first.remove();
       this.notices.append(this.emergencyBox(emergency, text));
     }
-    if (result.refused) this.showRefusal(result);
+    this.markTopic(result.topic);
+    // An escalation with nothing after it is not followed by a "not covered" box: the
+    // alert is the whole answer.
+    if (result.refused && this.body.textContent.trim()) this.showRefusal(result);
     this.body.setAttribute("aria-busy", "false");
+    const feedback = this.feedback(result);
+    if (feedback) this.extra.append(feedback);
     this.extra.append(technicalDetails(result));
     this.root.dataset.state = result.refused ? "refused" : "answered";
+  }
+
+  /**
+   * A follow-up's answer starts with the topic the service assumed ("Sobre a
+   * levotiroxina: ..."): that lead-in is set apart so that the assumption is plain to see.
+   */
+  markTopic(topic) {
+    if (typeof topic !== "string" || !topic.trim()) return;
+    const first = this.body.querySelector("p");
+    if (!first) return;
+    first.normalize(); // the streamed pieces become one text node up to the first chip
+    const text = first.firstChild;
+    const lead = `Sobre ${topic.trim()}:`;
+    if (!text || text.nodeType !== Node.TEXT_NODE || !text.data.startsWith(lead)) return;
+    text.splitText(lead.length);
+    text.replaceWith(el("strong", { class: "answer__topic" }, lead));
   }
 
   /**
@@ -181,7 +214,11 @@ export class AnswerView {
     return el(
       "div",
       { class: "covered" },
-      el("p", { class: "covered__title" }, "A base responde perguntas próximas, como:"),
+      el(
+        "p",
+        { class: "covered__title" },
+        "Os cartões tratam destes assuntos próximos; escolha um para perguntar:",
+      ),
       el(
         "ul",
         { class: "covered__list" },
@@ -193,6 +230,19 @@ export class AnswerView {
         }),
       ),
     );
+  }
+
+  /** No answer on show (a new conversation starts). */
+  reset() {
+    this.root.hidden = true;
+    this.root.classList.remove("answer--refused", "answer--error");
+    this.question = "";
+    clear(this.notices);
+    clear(this.body);
+    clear(this.extra);
+    this.resetMain();
+    this.renderer = null;
+    delete this.root.dataset.state;
   }
 
   /** The box of a refusal, removed before the next answer. */

@@ -1,9 +1,11 @@
-// The HTTP API: POST /api/ask/stream (SSE over fetch) and GET /api/cards/{id}.
+// The HTTP API: POST /api/ask/stream (SSE over fetch), GET /api/cards/{id} and
+// POST /api/feedback.
 
 import { readEvents } from "./sse.js";
 
 const ASK_TIMEOUT_MS = 120_000;
 const CARD_TIMEOUT_MS = 20_000;
+const FEEDBACK_TIMEOUT_MS = 20_000;
 
 /**
  * An error the page can explain (errors.js): kind is "network", "http", "stream" or
@@ -96,18 +98,21 @@ async function httpError(response) {
 }
 
 /**
- * Ask a question. Calls onDelta(text) for each piece of the answer as it arrives and
- * resolves with the final object {answer, citations, refused, emergency, ...}.
+ * Ask a question. `history` is the conversation's earlier turns, oldest first
+ * ([{question, citations}], see history.js); it is left out of the request when empty.
+ * Calls onDelta(text) for each piece of the answer as it arrives and resolves with the
+ * final object {answer, citations, refused, emergency, answer_id, ...}.
  */
-export async function askStream(question, { onDelta = () => {}, signal } = {}) {
+export async function askStream(question, { history = [], onDelta = () => {}, signal } = {}) {
   const limit = deadline(ASK_TIMEOUT_MS, signal);
+  const body = history.length ? { question, history } : { question };
   try {
     const response = await send(
       "/api/ask/stream",
       {
         method: "POST",
         headers: headers({ "Content-Type": "application/json", Accept: "text/event-stream" }),
-        body: JSON.stringify({ question }),
+        body: JSON.stringify(body),
         cache: "no-store",
       },
       limit,
@@ -167,6 +172,33 @@ export async function getCard(id) {
     }
     cardCache.set(id, card);
     return card;
+  } finally {
+    limit.done();
+  }
+}
+
+/**
+ * POST /api/feedback: whether the answer `answerId` helped, with an optional reason code
+ * ("nao_respondeu", "dificil_de_entender", "informacao_errada", "outro"). Resolves when
+ * the service stored it (201); throws an ApiError otherwise (404 unknown_answer, 503
+ * feedback_unavailable, network, timeout...).
+ */
+export async function sendFeedback(answerId, helpful, reason = null) {
+  const limit = deadline(FEEDBACK_TIMEOUT_MS);
+  const body = { answer_id: answerId, helpful };
+  if (reason) body.reason = reason;
+  try {
+    const response = await send(
+      "/api/feedback",
+      {
+        method: "POST",
+        headers: headers({ "Content-Type": "application/json", Accept: "application/json" }),
+        body: JSON.stringify(body),
+        cache: "no-store",
+      },
+      limit,
+    );
+    if (!response.ok) throw await httpError(response);
   } finally {
     limit.done();
   }

@@ -1,19 +1,33 @@
-// Entry point: wires the question box, the answer view, the card panel and the history.
+// Entry point: wires the question box, the conversation, the answer view with its
+// feedback buttons, the card panel and the history.
 
-import { askStream, ApiError } from "./api.js";
+import { askStream, sendFeedback, ApiError } from "./api.js";
 import { AnswerView } from "./answer.js";
 import { CardPanel } from "./card-panel.js";
+import { FeedbackBox } from "./feedback.js";
 import { QuestionHistory } from "./history.js";
 import { QuestionForm } from "./question-form.js";
 
 const $ = (id) => document.getElementById(id);
 const status = $("status");
 const suggestions = $("suggestions");
+const ANSWER_ID = /^[0-9a-f]{32}$/;
 
 const answer = new AnswerView($("answer"), {
   onSuggest(question) {
+    // A suggestion is a whole question of its own (it names its card's topic): it is not
+    // read as a follow-up of the question the cards did not cover.
     form.value = question;
-    ask(question);
+    ask(question, { fresh: true });
+  },
+  feedback(result) {
+    const id = typeof result.answer_id === "string" ? result.answer_id : "";
+    if (!ANSWER_ID.test(id)) return null;
+    return new FeedbackBox({
+      rating: questions.ratingOf(id),
+      send: (helpful, reason) => sendFeedback(id, helpful, reason),
+      onStored: (rating) => questions.rate(id, rating),
+    }).root;
   },
 });
 // On narrow screens the card panel covers the page: the page behind it (the skip link
@@ -37,6 +51,7 @@ const panel = new CardPanel($("card-panel"), {
 });
 const form = new QuestionForm($("ask-form"), { onAsk: ask });
 const questions = new QuestionHistory($("history"), {
+  onChange: showConversation,
   onPick(item) {
     if (item.result) {
       answer.show(item.question, item.result);
@@ -50,6 +65,27 @@ const questions = new QuestionHistory($("history"), {
 
 let busy = false;
 
+/** The bar under the question box: how many answered questions the next one follows. */
+function showConversation() {
+  const count = questions.conversation.length;
+  $("conversation").hidden = count === 0;
+  const plural = count === 1 ? "" : "s";
+  $("conversation-text").textContent =
+    `Conversa em andamento: ${count} pergunta${plural} respondida${plural}. ` +
+    "A próxima pode continuar o mesmo assunto.";
+}
+
+$("new-conversation").addEventListener("click", () => {
+  if (busy) return;
+  questions.newConversation();
+  panel.close();
+  answer.reset();
+  suggestions.hidden = false;
+  form.value = "";
+  form.focus();
+  announce("Nova conversa: as próximas perguntas não dependem das anteriores.");
+});
+
 function announce(message) {
   // Clear first so the same message twice is announced twice.
   status.textContent = "";
@@ -58,9 +94,14 @@ function announce(message) {
   }, 50);
 }
 
-async function ask(question) {
+/**
+ * Ask a question; it carries the answered turns of the current conversation (the API's
+ * `history`) unless `fresh`.
+ */
+async function ask(question, { fresh = false } = {}) {
   if (busy) return;
   busy = true;
+  const history = fresh ? [] : questions.turns();
   suggestions.hidden = true;
   answer.start(question);
   // Disabling the box would drop focus to the page body: keep it on the answer heading,
@@ -68,11 +109,15 @@ async function ask(question) {
   $("answer-title").focus({ preventScroll: true });
   form.setBusy(true);
   questions.setDisabled(true);
+  $("new-conversation").disabled = true;
   $("answer").scrollIntoView({ block: "nearest" });
   announce("Buscando a resposta…");
   let retry = null;
   try {
-    const result = await askStream(question, { onDelta: (text) => answer.append(text) });
+    const result = await askStream(question, {
+      history,
+      onDelta: (text) => answer.append(text),
+    });
     answer.finish(result);
     questions.add(question, result);
     form.value = "";
@@ -89,17 +134,20 @@ async function ask(question) {
     if (!(error instanceof ApiError)) console.error(error);
     questions.add(question, null);
     if (!form.value.trim()) form.value = question;
-    retry = answer.fail(err, () => ask(question));
+    retry = answer.fail(err, () => ask(question, { fresh }));
     // The alert box reads the details; the status must not stay on "Buscando…".
     announce("Não foi possível obter a resposta.");
   } finally {
     busy = false;
     form.setBusy(false);
     questions.setDisabled(false);
+    $("new-conversation").disabled = false;
     if (retry) retry.focus();
     else if (window.matchMedia("(pointer: coarse)").matches) {
-      // Touch: do not bring the on-screen keyboard back over the answer.
-      $("answer-title").focus();
+      // Touch: do not bring the on-screen keyboard back over the answer, and show the
+      // answer from its start (an alert first), whatever grew above it meanwhile.
+      $("answer").scrollIntoView({ block: "start" });
+      $("answer-title").focus({ preventScroll: true });
     } else form.focus();
   }
 }
@@ -124,11 +172,12 @@ for (const button of suggestions.querySelectorAll(".suggestion")) {
   });
 }
 
-// A reload (or Back-then-Forward) keeps the conversation: show its latest answer again.
-// A card that was open stays open.
+// A reload (or Back-then-Forward) keeps the conversation: show its latest answer again
+// (none after "Nova conversa"). A card that was open stays open.
 const latest = questions.latest;
-if (latest && latest.result) {
+if (latest && latest.result && latest.conversation === questions.current) {
   answer.show(latest.question, latest.result);
   suggestions.hidden = true;
 }
+showConversation();
 panel.follow(window.history.state);

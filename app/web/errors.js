@@ -51,20 +51,25 @@ function waitText(seconds) {
   return `Espere ${minutes} minuto${minutes === 1 ? "" : "s"} e tente de novo.`;
 }
 
-/** The plain-Portuguese explanation of an ApiError (or of anything thrown). */
-export function plainMessage(error) {
-  const known = error && error.code && (BY_CODE[error.code] || error.code === "rate_limited");
+/**
+ * The plain-Portuguese explanation of an ApiError (or of anything thrown). A caller other
+ * than the question box (the feedback buttons) passes its own messages for some codes
+ * (`codes`, which win over the general ones) and its own `fallback`.
+ */
+export function plainMessage(error, { codes = {}, fallback = FALLBACK } = {}) {
+  const messages = { ...BY_CODE, ...codes };
+  const known = error && error.code && (messages[error.code] || error.code === "rate_limited");
   const code = known ? error.code : error && CODE_OF_STATUS[error.status];
   if (!code && error && [502, 503, 504].includes(error.status)) return UNREACHABLE;
   if (code === "rate_limited") return `Muitas perguntas em pouco tempo. ${waitText(error.retryAfter)}`;
-  if (code && BY_CODE[code]) return BY_CODE[code];
+  if (code && messages[code]) return messages[code];
   if (error && BY_KIND[error.kind]) return BY_KIND[error.kind];
   // No code we know: the browser's own description when it has one (a cut stream, an
   // unexpected format), else the generic message.
   if (error && error.kind === "stream" && !error.code && error.message) {
     return `${error.message} ${AGAIN_SOON}`;
   }
-  return FALLBACK;
+  return fallback;
 }
 
 /** The technical description, for support staff: status, code and the server's text. */

@@ -2,6 +2,11 @@
 real service (tests/service.py). Nothing here is skipped: a missing Chromium is an error
 that says how to install it.
 
+Time: one service for the whole session (a start loads the embedding model, 30-70 s on
+the shared machine) and one browser; each test gets its own browser context (fresh
+storage, history and routes), so tests stay independent of each other and of their order.
+Tests that need the service to go away use a relay in front of it (tests/browser/relay.py).
+
 Every page is served with the strict Content-Security-Policy the API is expected to add
 later; a CSP violation, an uncaught page error or a JavaScript dialog fails the test.
 """
@@ -23,6 +28,7 @@ from tests.browser.pages import (
     open_page,
     require_chromium,
 )
+from tests.browser.relay import Relay
 from tests.service import ROOT, Service, ingest, service_env
 
 ARTIFACTS = ROOT / "artifacts" / "browser"
@@ -47,12 +53,30 @@ def chroma_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def service(chroma_path: Path) -> Iterator[Service]:
+    """The real service, shared by every browser test (none changes its settings)."""
     svc = Service(chroma_path)
     svc.start()
     yield svc
     svc.stop()
+
+
+@pytest.fixture(scope="session")
+def feedback_db(service: Service) -> Path:
+    """The SQLite file the service stores answers and ratings in (FEEDBACK_DATABASE_URL)."""
+    url = service.env["FEEDBACK_DATABASE_URL"]
+    assert url.startswith("sqlite:///"), url
+    return Path(url.removeprefix("sqlite:///"))
+
+
+@pytest.fixture
+def relay(service: Service) -> Iterator[Relay]:
+    """An address for the service that a test can take down and bring back."""
+    r = Relay(service.port)
+    r.open()
+    yield r
+    r.shutdown()
 
 
 @pytest.fixture(scope="session")
@@ -78,16 +102,16 @@ def problems() -> PageProblems:
 
 def _checked_page(
     browser: Browser,
-    service: Service,
+    url: str,
     problems: PageProblems,
     request: pytest.FixtureRequest,
     artifacts: Path,
     viewport: ViewportSize,
     **context_args: Any,
 ) -> Iterator[Page]:
-    """A page on the running service, screenshotted on failure and checked for problems."""
-    context, pg = open_page(browser, service.url, problems, viewport=viewport, **context_args)
-    pg.goto(service.url + "/")
+    """A page at `url` in a new context, screenshotted on failure and checked for problems."""
+    context, pg = open_page(browser, url, problems, viewport=viewport, **context_args)
+    pg.goto(url + "/")
     yield pg
     failed = getattr(request.node, "rep_call", None)
     if failed is not None and failed.failed:
@@ -107,7 +131,7 @@ def page(
     artifacts: Path,
 ) -> Iterator[Page]:
     """A desktop-sized page on the running service, checked for problems at the end."""
-    yield from _checked_page(browser, service, problems, request, artifacts, DESKTOP)
+    yield from _checked_page(browser, service.url, problems, request, artifacts, DESKTOP)
 
 
 @pytest.fixture(params=["desktop", "phone"])
@@ -121,7 +145,19 @@ def screen(
     """The same page at desktop size (1280x800) and at phone size (390x844, touch)."""
     if request.param == "phone":
         yield from _checked_page(
-            browser, service, problems, request, artifacts, PHONE, has_touch=True
+            browser, service.url, problems, request, artifacts, PHONE, has_touch=True
         )
     else:
-        yield from _checked_page(browser, service, problems, request, artifacts, DESKTOP)
+        yield from _checked_page(browser, service.url, problems, request, artifacts, DESKTOP)
+
+
+@pytest.fixture
+def relayed_page(
+    browser: Browser,
+    relay: Relay,
+    problems: PageProblems,
+    request: pytest.FixtureRequest,
+    artifacts: Path,
+) -> Iterator[Page]:
+    """A desktop-sized page loaded through `relay`: every request goes through it."""
+    yield from _checked_page(browser, relay.url, problems, request, artifacts, DESKTOP)

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
+import sqlite3
+import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from playwright.sync_api import Page, Request, Route, expect
@@ -13,7 +17,12 @@ LEVO = "devo tomar a levotiroxina com o estômago vazio?"
 OUT_OF_SCOPE = "qual a capital da Austrália?"
 CHEST_PAIN = "estou com dor no peito que vai para o braço"
 SELF_HARM = "não quero mais viver"
+POISONING = "meu filho de 2 anos engoliu uns comprimidos da avó agora"
+NOT_COVERED = "posso tomar ozempic?"
 HTML_QUESTION = "<img src=x onerror=alert(1)> como guardar insulina?"
+# A conversation: the follow-up names no medicine of its own.
+FIRST_TURN = "devo tomar a levotiroxina em jejum?"
+FOLLOW_UP = "e se eu tomar com café?"
 
 DONE = ("answered", "refused")
 
@@ -31,6 +40,58 @@ def wait_done(page: Page, expect_state: str | tuple[str, ...] = DONE) -> None:
     selector = ", ".join(f'#answer[data-state="{s}"]' for s in states)
     page.wait_for_selector(selector, timeout=30_000)
     expect(page.get_by_label("Sua pergunta")).to_be_enabled()
+
+
+def ask_real(
+    page: Page, question: str, *, expect_state: str | tuple[str, ...] = DONE
+) -> dict[str, Any]:
+    """Ask like `ask` and return the service's final object as the page received it (the
+    page keeps it in sessionStorage; Chromium keeps no copy of a streamed fetch body)."""
+    ask(page, question, expect_state=expect_state)
+    stored = page.evaluate("JSON.parse(sessionStorage.getItem('cartoes.conversa.v1'))[0]")
+    assert stored["question"] == question, stored
+    result: dict[str, Any] = stored["result"]
+    return result
+
+
+def ask_bodies(requests: list[Request]) -> list[Any]:
+    """The JSON bodies the page sent to /api/ask/stream, in order."""
+    return [r.post_data_json for r in requests if r.url.endswith("/api/ask/stream")]
+
+
+def stored_rating(
+    db: Path, answer_id: str, expected: tuple[bool, str | None], timeout_s: float = 15
+) -> tuple[bool, str | None]:
+    """Poll the service's feedback database until the answer's rating is `expected`
+    (helpful, reason); fail with what is there after `timeout_s`."""
+    deadline = time.monotonic() + timeout_s
+    row: tuple[Any, ...] | None = None
+    while True:
+        with contextlib.closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5)) as conn:
+            row = conn.execute(
+                "SELECT helpful, reason FROM feedback WHERE answer_id = ?", (answer_id,)
+            ).fetchone()
+        got = (bool(row[0]), row[1]) if row else None
+        if got == expected or time.monotonic() > deadline:
+            assert got == expected, f"rating of {answer_id} in {db}: {got}, expected {expected}"
+            return got
+        time.sleep(0.1)
+
+
+def all_requests(page: Page) -> list[Request]:
+    """Every request the page makes from now on."""
+    seen: list[Request] = []
+    page.on("request", lambda r: seen.append(r))
+    return seen
+
+
+def settle(page: Page) -> None:
+    """Return once every request the page started so far has been reported to the test:
+    the page sends a marker request and the test waits for it (a page's requests are
+    reported in the order they start). Used instead of a fixed sleep before checking that
+    something was NOT requested."""
+    with page.expect_request("**/healthz?settle"):
+        page.evaluate("fetch('/healthz?settle').catch(() => {})")
 
 
 def api_requests(page: Page) -> list[Request]:

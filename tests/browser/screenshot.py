@@ -1,5 +1,6 @@
-"""Regenerate docs/screenshot.png from the real service: an answer with its citation chips
-and one card open, at desktop size.
+"""Regenerate docs/screenshot.png from the real service: a follow-up answer (the topic the
+service assumed, its citation chips, the feedback buttons after "Ajudou") with its cited
+card open beside it, at desktop size.
 
     .venv/bin/python -m tests.browser.screenshot [output.png] [--phone]
 
@@ -14,7 +15,7 @@ from pathlib import Path
 
 from playwright.sync_api import expect, sync_playwright
 
-from tests.browser.helpers import LEVO, ask
+from tests.browser.helpers import FIRST_TURN, FOLLOW_UP, ask
 from tests.browser.pages import CHROMIUM_ARGS, DESKTOP, PHONE, require_chromium
 from tests.service import ROOT, Service, ingest, service_env
 
@@ -39,9 +40,19 @@ def main(argv: list[str]) -> int:
                     viewport=PHONE if phone else DESKTOP, locale="pt-BR", device_scale_factor=1
                 )
                 page.goto(service.url + "/")
-                ask(page, LEVO, expect_state="answered")
-                page.locator('#answer-body .chip[data-card="card-001"]').first.click()
-                expect(page.locator("#card-panel .card-text p").first).to_be_visible()
+                ask(page, FIRST_TURN, expect_state="answered")
+                ask(page, FOLLOW_UP, expect_state="answered")
+                expect(page.locator("#answer-body .answer__topic")).to_be_visible()
+                feedback = page.get_by_role("group", name="Esta resposta ajudou?")
+                feedback.get_by_role("button", name="Ajudou", exact=True).click()
+                expect(feedback.get_by_role("status")).to_have_text("Obrigado pela avaliação.")
+                if not phone:
+                    page.locator("#answer-body .chip").first.click()
+                    expect(page.locator("#card-panel .card-text p").first).to_be_visible()
+                # From the question box (with the conversation bar) to the feedback.
+                page.evaluate(
+                    "window.scrollTo(0, document.getElementById('ask-form').offsetTop - 12)"
+                )
                 page.mouse.move(0, 0)  # no hover effect in the picture
                 out.parent.mkdir(parents=True, exist_ok=True)
                 page.screenshot(path=str(out))

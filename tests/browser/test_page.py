@@ -1,6 +1,6 @@
 """The page against the real service: streamed answer with titled chips, the card panel
-(mouse and keyboard), refusal, emergency escalation, HTML in a question, validation,
-history, the optional API key, and a phone-sized screen."""
+(mouse and keyboard), refusal, HTML in a question, validation, history, the optional API
+key, and a phone-sized screen. (Emergency escalations: test_answers.py.)"""
 
 from __future__ import annotations
 
@@ -15,11 +15,12 @@ from tests.browser.helpers import (
     HTML_QUESTION,
     LEVO,
     OUT_OF_SCOPE,
-    SELF_HARM,
+    all_requests,
     api_requests,
     ask,
     chip_focused,
     horizontal_overflow,
+    settle,
     wait_done,
 )
 from tests.browser.pages import PHONE, PageProblems, open_page
@@ -144,12 +145,12 @@ def test_chip_opens_card_panel_by_click_and_keyboard(page: Page, artifacts: Path
 
     # Typing a new question beside the open panel: Escape closes it but keeps the caret.
     chip.click()
-    box = page.get_by_label("Sua pergunta")
-    box.click()
-    box.type("outra pergunta")
+    question = page.get_by_label("Sua pergunta")
+    question.click()
+    question.type("outra pergunta")
     page.keyboard.press("Escape")
     expect(panel).to_be_hidden()
-    expect(box).to_be_focused()
+    expect(question).to_be_focused()
 
 
 def test_unknown_card_shows_error_in_panel(page: Page) -> None:
@@ -178,6 +179,7 @@ def test_out_of_scope_question_is_refused(page: Page) -> None:
 
 
 def test_html_in_question_is_shown_as_text(page: Page, problems: PageProblems) -> None:
+    requests = all_requests(page)
     ask(page, HTML_QUESTION)
     expect(page.locator("#asked-text")).to_have_text(HTML_QUESTION)
     expect(page.get_by_text(HTML_QUESTION).first).to_be_visible()
@@ -185,35 +187,10 @@ def test_html_in_question_is_shown_as_text(page: Page, problems: PageProblems) -
     assert page.locator("img").count() == 0
     assert page.locator("[onerror]").count() == 0
     expect(page.locator("#answer-body .chip").first).to_be_visible()
-    page.wait_for_timeout(200)  # give a would-be onerror handler time to fire
+    # An <img src=x onerror=...> that was ever parsed would have requested /x first.
+    settle(page)
+    assert [r.url for r in requests if r.url.endswith("/x")] == []
     assert problems.dialogs == []
-
-
-def test_emergency_questions_show_an_alert(page: Page) -> None:
-    ask(page, CHEST_PAIN, expect_state="answered")
-    alert = page.get_by_role("alert")
-    expect(alert).to_have_count(1)
-    expect(alert).to_contain_text("SAMU 192")
-    expect(alert.get_by_role("link", name="Ligar 192 (SAMU)")).to_have_attribute("href", "tel:192")
-    # The alert comes before the answer; the escalation is not repeated in the answer.
-    above = page.evaluate(
-        "document.querySelector('.alert').compareDocumentPosition("
-        "document.getElementById('answer-body')) & Node.DOCUMENT_POSITION_FOLLOWING"
-    )
-    assert above
-    body = page.locator("#answer-body")
-    expect(body).not_to_contain_text("SAMU 192")
-    expect(body.locator('.chip[data-card="card-018"]')).to_have_text(
-        "Fonte: Sinais de alerta de infarto e AVC"
-    )
-
-    ask(page, SELF_HARM, expect_state="refused")
-    alert = page.get_by_role("alert")
-    expect(alert).to_contain_text("CVV 188")
-    expect(alert.get_by_role("link", name=re.compile("Ligar 188"))).to_have_attribute(
-        "href", "tel:188"
-    )
-    expect(page.locator(".notice--refused")).to_contain_text("A base não cobre essa pergunta")
 
 
 def test_empty_question_is_not_sent(page: Page) -> None:
@@ -227,7 +204,7 @@ def test_empty_question_is_not_sent(page: Page) -> None:
     box.fill("   \n  ")
     page.get_by_role("button", name="Perguntar").click()
     expect(message).to_be_visible()
-    page.wait_for_timeout(300)
+    settle(page)
     assert requests == []
     expect(page.locator("#answer")).to_be_hidden()
 

@@ -2,10 +2,16 @@
 (1280x800) and the phone screen (390x844, touch): errors in plain Portuguese with the
 technical text kept under details, long text never cut silently, technical details in
 plain words, and the contract's decision, not-covered suggestions and answer id. The page
-and service are real; only the responses named in a test are replaced."""
+and service are real; only the responses named in a test are replaced.
+
+Every error case is checked on both screens, one page per screen: the cases run one after
+the other in the same page (each replaces the previous error), which keeps every check
+while sparing a browser context per case. Checks that do not depend on the screen size
+(robustness to odd data, what is kept in the tab) run on the desktop screen only."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -20,6 +26,7 @@ from tests.browser.helpers import (
     fulfill_sse,
     is_phone,
     page_fits,
+    settle,
     sse,
     wait_done,
 )
@@ -80,26 +87,28 @@ def check_error_shown(page: Page, plain: str, technical: str) -> None:
     assert page_fits(page)
 
 
-@pytest.mark.parametrize(
-    ("code", "status", "headers", "technical", "plain"),
-    HTTP_ERRORS,
-    ids=[case[0] for case in HTTP_ERRORS],
-)
-def test_error_codes_are_explained_in_portuguese(
-    screen: Page, code: str, status: int, headers: dict[str, str], technical: str, plain: str
-) -> None:
+def fulfill_error(
+    status: int, headers: dict[str, str], body: dict[str, Any]
+) -> Callable[[Route], None]:
+    """A route handler answering with an error status and a JSON body."""
+
+    def handler(route: Route) -> None:
+        route.fulfill(status=status, headers=headers, json=body)
+
+    return handler
+
+
+def test_error_codes_are_explained_in_portuguese(screen: Page) -> None:
     page = screen
-    page.route(
-        "**/api/ask/stream",
-        lambda route: route.fulfill(
-            status=status,
-            headers=headers,
-            json={"error": {"code": code, "message": technical}},
-        ),
-    )
-    ask(page, LEVO, expect_state="error")
-    check_error_shown(page, plain, technical)
-    expect(page.get_by_role("alert")).to_contain_text(f"({status})")
+    for code, status, headers, technical, plain in HTTP_ERRORS:
+        page.unroute("**/api/ask/stream")
+        page.route(
+            "**/api/ask/stream",
+            fulfill_error(status, headers, {"error": {"code": code, "message": technical}}),
+        )
+        ask(page, LEVO, expect_state="error")
+        check_error_shown(page, plain, technical)
+        expect(page.get_by_role("alert")).to_contain_text(f"({status})")
 
 
 PROXY_PAGES = [
@@ -108,18 +117,26 @@ PROXY_PAGES = [
 ]
 
 
-@pytest.mark.parametrize(("status", "body", "plain"), PROXY_PAGES, ids=["502", "413"])
-def test_proxy_error_pages_are_explained_by_status(
-    screen: Page, status: int, body: str, plain: str
-) -> None:
+def test_proxy_error_pages_are_explained_by_status(screen: Page) -> None:
     page = screen
-    page.route(
-        "**/api/ask/stream",
-        lambda route: route.fulfill(status=status, content_type="text/html", body=body),
-    )
-    ask(page, LEVO, expect_state="error")
-    check_error_shown(page, plain, f"Resposta HTTP ({status})")
-    expect(page.locator("#answer h1")).to_have_count(0)
+    for status, body, plain in PROXY_PAGES:
+        page.unroute("**/api/ask/stream")
+        page.route(
+            "**/api/ask/stream",
+            fulfill_html(status, body),
+        )
+        ask(page, LEVO, expect_state="error")
+        check_error_shown(page, plain, f"Resposta HTTP ({status})")
+        expect(page.locator("#answer h1")).to_have_count(0)
+
+
+def fulfill_html(status: int, body: str) -> Callable[[Route], None]:
+    """A route handler answering like a proxy's own error page."""
+
+    def handler(route: Route) -> None:
+        route.fulfill(status=status, content_type="text/html", body=body)
+
+    return handler
 
 
 def test_network_failure_is_explained_in_portuguese(screen: Page) -> None:
@@ -155,7 +172,7 @@ def test_long_text_is_never_cut_silently(screen: Page) -> None:
     box.press("Enter")
     page.get_by_role("button", name="Perguntar").click()
     expect(box).to_be_focused()
-    page.wait_for_timeout(300)
+    settle(page)
     assert requests == []
     expect(page.locator("#answer")).to_be_hidden()
 
@@ -215,7 +232,7 @@ def answered(page: Page, **extra: Any) -> None:
 
 def test_decision_is_shown_to_support_in_plain_words(screen: Page) -> None:
     page = screen
-    decision = {
+    decision: dict[str, Any] = {
         "outcome": "answer",
         "reason": "A pergunta cita a levotiroxina e o cartão dela responde sobre o jejum.",
         "signals": {
@@ -248,8 +265,7 @@ def test_decision_is_shown_to_support_in_plain_words(screen: Page) -> None:
 
 
 @pytest.mark.parametrize("decision", [None, "answer", ["x"], {"outcome": 3}], ids=repr)
-def test_missing_or_odd_decision_does_not_break_the_answer(screen: Page, decision: Any) -> None:
-    page = screen
+def test_missing_or_odd_decision_does_not_break_the_answer(page: Page, decision: Any) -> None:
     extra = {} if decision is None else {"decision": decision}
     answered(page, **extra)
     ask(page, "como tomar a levotiroxina?", expect_state="answered")
@@ -331,8 +347,7 @@ def test_not_covered_answer_offers_covered_questions(screen: Page) -> None:
         expect(page.locator("#answer-title")).to_be_focused()
 
 
-def test_answer_id_is_kept_in_the_session(screen: Page) -> None:
-    page = screen
+def test_answer_id_is_kept_in_the_session(page: Page) -> None:
     answered(page, answer_id=ANSWER_ID)
     ask(page, "como tomar a levotiroxina?", expect_state="answered")
     stored = page.evaluate("JSON.parse(sessionStorage.getItem('cartoes.conversa.v1'))")

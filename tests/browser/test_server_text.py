@@ -10,7 +10,16 @@ import json
 import pytest
 from playwright.sync_api import Page, Route, expect
 
-from tests.browser.helpers import ask, citation, final, fulfill_sse, sse, wait_done
+from tests.browser.helpers import (
+    all_requests,
+    ask,
+    citation,
+    final,
+    fulfill_sse,
+    settle,
+    sse,
+    wait_done,
+)
 from tests.browser.pages import PageProblems
 
 pytestmark = pytest.mark.browser
@@ -19,6 +28,7 @@ XSS = '<img src=x onerror="alert(1)"><script>alert(2)</script><b>negrito</b>'
 
 
 def test_hostile_server_text_is_rendered_literally(page: Page, problems: PageProblems) -> None:
+    requests = all_requests(page)
     title = f"Título {XSS}"
     answer = f"Primeiro {XSS} parágrafo. [cite:card-001]\n\nSegundo parágrafo.[cite: card-001 ]"
     page.route(
@@ -71,7 +81,9 @@ def test_hostile_server_text_is_rendered_literally(page: Page, problems: PagePro
     for tag in ("img", "b", "i", "u", "a[href^=javascript]"):
         assert page.locator(f"#answer {tag}, #card-panel {tag}").count() == 0, tag
     assert page.locator("script:not([src])").count() == 0
-    page.wait_for_timeout(200)
+    # An <img src=x onerror=...> that was ever parsed would have requested /x first.
+    settle(page)
+    assert [r.url for r in requests if r.url.endswith("/x")] == []
     assert problems.dialogs == []
 
 

@@ -1,6 +1,7 @@
 """The API goes away under a loaded page: the page says so and offers a retry, and the
-retry works once the API is back. This module has its own service instance (the
-module-scoped `service` fixture), which this test stops and starts again."""
+retry works once the API is back. The page talks to the real service through a relay
+(tests/browser/relay.py) that this test closes, so the browser's connections are refused
+and cut as they are when the service is down, then opens again."""
 
 from __future__ import annotations
 
@@ -8,15 +9,16 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.browser.helpers import LEVO, ask, wait_done
-from tests.service import Service
+from tests.browser.relay import Relay
 
 pytestmark = pytest.mark.browser
 
 
-def test_service_down_then_retry(page: Page, service: Service) -> None:
+def test_service_down_then_retry(relayed_page: Page, relay: Relay) -> None:
+    page = relayed_page
     ask(page, LEVO, expect_state="answered")  # the page works while the API is up
 
-    service.stop()
+    relay.close()
     ask(page, LEVO, expect_state="error")
     alert = page.get_by_role("alert")
     expect(alert).to_contain_text("Não foi possível obter a resposta")
@@ -25,7 +27,7 @@ def test_service_down_then_retry(page: Page, service: Service) -> None:
     expect(retry).to_be_focused()
     expect(page.get_by_label("Sua pergunta")).to_be_enabled()
 
-    service.start()
+    relay.open()
     retry.click()
     wait_done(page, "answered")
     expect(page.get_by_role("alert")).to_have_count(0)
