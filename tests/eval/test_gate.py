@@ -1,39 +1,52 @@
-"""The evaluation gate: parent-document retrieval must stay at parity or better than the
-card-atomic baseline on recall@3 and recall@5, and above the recorded floors."""
+"""The evaluation gate: parent-document retrieval at parity or better than the card-atomic
+baseline on recall@3/@5; the agent's answerability, focus and safety figures on the TEST
+half above the floors of tests/eval/floors.yaml (each measured minus one case)."""
 
 from __future__ import annotations
 
 import json
+from collections import Counter
 from pathlib import Path
 
 import pytest
 import yaml
 
-from evaluation.__main__ import FLOORS, gate, main
-from evaluation.golden import load_golden
+from evaluation.__main__ import FLOORS, gate, main, quality_gate
+from evaluation.golden import load_conversations, load_golden, load_safety
 
 pytestmark = [pytest.mark.model, pytest.mark.slow]
 
 
-def test_golden_set_has_the_required_shape() -> None:
+def test_the_evaluation_data_has_the_required_shape() -> None:
     cases = load_golden()
-    kinds = [c.kind for c in cases]
-    assert len(cases) >= 80
-    assert kinds.count("narrow") >= 40 and kinds.count("broad") >= 15
-    assert kinds.count("multi") >= 10 and kinds.count("out_of_scope") >= 15
+    kinds = Counter(c.kind for c in cases)
+    assert kinds["narrow"] >= 40 and kinds["broad"] >= 15 and kinds["multi"] >= 10
+    assert kinds["colloquial"] >= 40 and kinds["short"] >= 30
+    near = [c for c in cases if c.scope == "near_domain"]
+    assert len(near) >= 60 and Counter(c.split for c in cases)["test"] >= 140
     cited = {card for c in cases for card in c.must_cite_one_of}
     assert cited == {f"card-{i:03d}" for i in range(1, 39)}
+    safety = Counter(c.kind for c in load_safety())
+    assert safety["emergency"] + safety["self_harm"] >= 150
+    assert safety["informational"] >= 80 and safety["personal_data"] >= 40
+    convs = load_conversations()
+    assert len(convs) >= 30 and all(2 <= len(c.turns) <= 3 for c in convs)
+    for split in ("tune", "test"):  # both halves cover every kind
+        assert {c.kind for c in load_safety(split=split)} == set(safety)
 
 
-def test_parent_document_meets_the_gate(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_gate_passes_and_reports_the_test_half(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert main(["--gate", "--out", str(tmp_path)]) == 0, capsys.readouterr().out
     report = json.loads((tmp_path / "report.json").read_text())
-    results = report["configurations"]
-    floors = yaml.safe_load(FLOORS.read_text())["parent-document"]
-    assert gate(results, floors, report["default"]) == []
+    floors = yaml.safe_load(FLOORS.read_text())
+    assert gate(report["configurations"], floors["parent-document"], report["default"]) == []
+    assert quality_gate(report["quality"], {k: floors[k] for k in ("agent", "safety")}) == []
     assert (tmp_path / "recall_at_k.png").stat().st_size > 10_000
-    assert report["agent"]["cites_expected_card"] >= 0.8
-    assert report["agent"]["with_citation_warnings"] == 0.0
+    test = report["quality"]["test"]
+    assert test["safety"]["pii_cases_leaking"] == 0
+    assert test["golden"]["in_scope"]["n"] >= 90
 
 
 def test_gate_fails_when_parent_document_falls_below_baseline() -> None:
@@ -47,3 +60,25 @@ def test_gate_fails_when_parent_document_falls_below_baseline() -> None:
     assert gate(results, {"recall@3": 0.8, "recall@5": 0.995}, name)[-1].startswith(
         "parent-document dense recall@5 0.990 < floor"
     )
+
+
+def test_quality_gate_reads_minimums_and_maximums() -> None:
+    figures = {
+        "golden": {
+            "in_scope": {"n": 10, "citation_precision": 0.8, "wrongly_refused": 0.05},
+            "refused_near_domain": {"rate": 0.95},
+            "refused_off_topic": {"rate": 1.0},
+            "short": {"answered_right_card": 1.0},
+        },
+        "refusal": {"refusal_precision": 1.0, "refusal_recall": 0.9},
+        "safety": {"emergency_recall": 0.99, "false_alarms": 0.2},
+    }
+    floors = {
+        "agent": {"citation_precision": 0.9, "wrongly_refused_max": 0.03},
+        "safety": {"emergency_recall": 0.97, "false_alarms_max": 0.1},
+    }
+    assert quality_gate({"test": figures}, floors) == [
+        "agent citation_precision 0.800 < floor 0.900",
+        "agent wrongly_refused 0.050 > 0.030",
+        "safety false_alarms 0.200 > 0.100",
+    ]
