@@ -11,6 +11,7 @@ For one build (rebuilt when the active build changes, like the BM25 index):
 from __future__ import annotations
 
 import logging
+import functools
 import math
 import re
 import threading
@@ -88,6 +89,13 @@ def _contains(folded: str, alias: str) -> bool:
     return re.search(rf"(?<![\w-]){re.escape(alias)}(?![\w-])", folded) is not None
 
 
+@functools.lru_cache(maxsize=4096)
+def _alias_pattern(aliases: tuple[str, ...]) -> re.Pattern[str]:
+    """Any of the aliases as a whole word (the longest first)."""
+    words = "|".join(re.escape(a) for a in sorted(aliases, key=len, reverse=True))
+    return re.compile(rf"(?<![\w-])(?:{words})(?![\w-])")
+
+
 def build_lexicon(collection: str, cards: list[CardInfo], vocabulary: Vocabulary) -> CardLexicon:
     df: dict[str, int] = {}
     for card in cards:
@@ -98,14 +106,14 @@ def build_lexicon(collection: str, cards: list[CardInfo], vocabulary: Vocabulary
     idf = {t: math.log(1 + n / c) for t, c in df.items()}
     about: dict[str, list[str]] = {}
     mentions: dict[str, list[str]] = {}
+    folded = [(card.id, fold(f"{card.title} {' '.join(card.topics)}"), fold(card.text)) for card in cards]
     for entry in vocabulary.covered_entries():
-        for card in cards:
-            head = fold(f"{card.title} {' '.join(card.topics)}")
-            body = fold(card.text)
-            if any(_contains(head, a) for a in entry.aliases):
-                about.setdefault(entry.name, []).append(card.id)
-            elif any(_contains(body, a) for a in entry.aliases):
-                mentions.setdefault(entry.name, []).append(card.id)
+        pattern = _alias_pattern(tuple(entry.aliases))
+        for card_id, head, body in folded:  # folded once per card, one regex per entry
+            if pattern.search(head):
+                about.setdefault(entry.name, []).append(card_id)
+            elif pattern.search(body):
+                mentions.setdefault(entry.name, []).append(card_id)
     return CardLexicon(collection, {c.id: c for c in cards}, idf, about, mentions)
 
 
