@@ -210,7 +210,10 @@ class ExtractiveGenerator:
         pool = self._pool(parents)
         if not pool:
             return Draft("", [], self.name)
-        top = parents[0].id
+        # The answering card is the best-ranked one with a sentence that may be quoted (a
+        # card whose every line is unsafe advice or planted instructions cannot answer).
+        quotable = {c.card for c in pool}
+        top = next(p.id for p in parents if p.id in quotable)
         rank = {p.id: float(p.metadata.get("rank_score", p.score)) for p in parents}
         best_parent = max(rank.values())
         matched = {
