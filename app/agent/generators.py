@@ -228,9 +228,7 @@ class ExtractiveGenerator:
             words = set(tokenize(c.text)) if focus.terms else set()
             lexical = sum(w for t, w in focus.terms.items() if t in words)
             named = (
-                sum(mentions_name(c.text, [e]) for e in focus.names)
-                if len(focus.names) >= 2
-                else 0
+                sum(mentions_name(c.text, [e]) for e in focus.names) if len(focus.names) >= 2 else 0
             )
             c.score = (
                 float(sim)

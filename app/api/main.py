@@ -76,9 +76,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.state.resources = Resources.create(conf)
         with store_deadline(conf.request_deadline_s):  # a dead store cannot stall start-up
             app.state.resources.warm()
+        app.state.resources.watch_builds()  # a switched build is warmed off the request path
         get_feedback(conf).start()  # schema and retention purge, off the request path
         log.info("ready to serve (generator=%s, store=%s)", conf.generator, conf.chroma_mode)
         yield
+        app.state.resources.stop_watching()
         get_feedback(conf).stop()  # write what is still queued
 
     app = FastAPI(

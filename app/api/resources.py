@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+import threading
+from dataclasses import dataclass, field
 from typing import Any
 
 from app.agent.answerability import QuestionBank, load_model
@@ -22,7 +23,7 @@ from app.retrieval.retriever import Retriever
 from app.safety.emergency import EmergencyDetector
 from app.safety.pii import get_stripper
 from app.store import schema
-from app.store.index import IndexStore
+from app.store.index import POINTER_TTL_S, IndexStore
 
 log = logging.getLogger(__name__)
 
@@ -35,6 +36,7 @@ class Resources:
     vectors: SentenceVectors
     retriever: Retriever
     agent: Agent
+    _watching: threading.Event | None = field(default=None, init=False, repr=False)
 
     @classmethod
     def create(cls, settings: Settings) -> Resources:
@@ -72,6 +74,37 @@ class Resources:
         texts = [s for card in cards for s in sentences(card.text)]
         self.vectors.get(texts)
         log.info("sentence cache warmed: %d sentences of %d cards", len(texts), len(cards))
+
+    def watch_builds(self, interval_s: float = POINTER_TTL_S) -> None:
+        """Warm each new active build in the background as soon as `ingest --clean`
+        switches to it (snapshot, card lexicon, sentence embeddings), so that no patient's
+        request pays for loading it within its deadline. One daemon thread per process;
+        runs outside any request deadline; a store that does not answer is tried again at
+        the next tick. stop_watching() ends it."""
+        if self._watching is not None:
+            return
+        stop = self._watching = threading.Event()
+
+        def run() -> None:
+            failing = ""
+            while not stop.wait(interval_s):
+                try:
+                    name = str(self.store.active_collection(refresh=True).name)
+                    if name != self.store.loaded_build:
+                        log.info("active build is now %s; warming it", name)
+                        self.warm()
+                    failing = ""
+                except Exception as exc:  # the next tick tries again; logged once per cause
+                    if str(exc) != failing:
+                        log.info("build watcher: %s", exc)
+                        failing = str(exc)
+
+        threading.Thread(target=run, name="build-watcher", daemon=True).start()
+
+    def stop_watching(self) -> None:
+        if self._watching is not None:
+            self._watching.set()
+            self._watching = None
 
     def readiness(self) -> dict[str, Any]:
         """Whether this process can serve: store reachable, an active index built the way

@@ -10,8 +10,8 @@ For one build (rebuilt when the active build changes, like the BM25 index):
 
 from __future__ import annotations
 
-import logging
 import functools
+import logging
 import math
 import re
 import threading
@@ -106,7 +106,9 @@ def build_lexicon(collection: str, cards: list[CardInfo], vocabulary: Vocabulary
     idf = {t: math.log(1 + n / c) for t, c in df.items()}
     about: dict[str, list[str]] = {}
     mentions: dict[str, list[str]] = {}
-    folded = [(card.id, fold(f"{card.title} {' '.join(card.topics)}"), fold(card.text)) for card in cards]
+    folded = [
+        (card.id, fold(f"{card.title} {' '.join(card.topics)}"), fold(card.text)) for card in cards
+    ]
     for entry in vocabulary.covered_entries():
         pattern = _alias_pattern(tuple(entry.aliases))
         for card_id, head, body in folded:  # folded once per card, one regex per entry
@@ -125,6 +127,12 @@ class CardLexiconCache:
         self.vocabulary = vocabulary
         self._lexicon: CardLexicon | None = None
         self._lock = threading.Lock()
+
+    @property
+    def built_for(self) -> str | None:
+        """The build the cached lexicon was made from (None before the first one)."""
+        lexicon = self._lexicon
+        return lexicon.collection if lexicon is not None else None
 
     def get(self) -> CardLexicon:
         build = self.store.active_snapshot()

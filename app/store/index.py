@@ -462,6 +462,12 @@ class IndexStore:
                 )
             return snapshot
 
+    @property
+    def loaded_build(self) -> str | None:
+        """The build whose snapshot this process holds (None before the first load)."""
+        snapshot = self._snapshot
+        return snapshot.name if snapshot is not None else None
+
     def active_snapshot(self) -> BuildSnapshot:
         """The cards and subchunks of the active build (cached per build)."""
         return self._with_active("load the active build", self._snapshot_of)

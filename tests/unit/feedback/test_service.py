@@ -22,7 +22,6 @@ from app.feedback.store import AnswerRecord
 from app.retrieval.models import ContextChunk
 from tests.unit.feedback.helpers import count, wait_for
 
-
 T = TypeVar("T")
 
 
