@@ -102,11 +102,17 @@ COPY kb/ /app/kb/
 # The feedback store's directory (the feedback-data volume in compose), owned by the
 # non-root user so a new named volume starts writable.
 RUN mkdir -p /var/lib/cartoes/feedback && chown app:app /var/lib/cartoes/feedback
-# Fails the build unless the model loads offline, as the non-root user, and embeds.
+# Fails the build unless, as the non-root user, the model loads offline and embeds, and
+# the personal-data stripper (Presidio, a blank spaCy pipeline, its data files) removes a
+# CPF and a phone number. tests/compose/test_images.py repeats it with no network at all.
 USER app
 RUN python -c "from app.core.config import Settings; from app.embedding import get_embedder; \
 e = get_embedder(Settings(_env_file=None)); v = e.embed(['Posso tomar dipirona?']); \
-print('embedding model ok:', e.model_id, v.shape)"
+print('embedding model ok:', e.model_id, v.shape)" \
+ && python -c "from app.safety.pii import clean_question; \
+q = clean_question('Meu CPF e 123.456.789-09, fone (11) 98765-4321: posso tomar dipirona?'); \
+assert '789-09' not in q and '98765' not in q and 'dipirona' in q, q; \
+print('personal-data stripping ok:', q)"
 
 # ---------------------------------------------------------------------------------------
 FROM base AS chroma

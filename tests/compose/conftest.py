@@ -55,8 +55,8 @@ class Stack:
         self.compose, self.project, self.port, self.env = compose, project, port, env
         self.base_url = f"http://{HOST}:{port}"
 
-    def client(self, timeout: float = 30.0) -> httpx.Client:
-        return httpx.Client(base_url=self.base_url, timeout=timeout)
+    def client(self, timeout: float = 30.0, headers: dict[str, str] | None = None) -> httpx.Client:
+        return httpx.Client(base_url=self.base_url, timeout=timeout, headers=headers)
 
     def dc(
         self, *args: str, timeout: float = 600, check: bool = True
@@ -135,11 +135,22 @@ def built_images() -> None:
 
 
 @pytest.fixture(scope="module")
-def stack(built_images: None, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
+def stack_settings() -> dict[str, str]:
+    """Settings written to the stack's env file (APP_ENV_FILE): none by default. A test
+    module overrides this fixture to run its stack with, e.g., ADMIN_API_KEY."""
+    return {}
+
+
+@pytest.fixture(scope="module")
+def stack(
+    built_images: None,
+    tmp_path_factory: pytest.TempPathFactory,
+    stack_settings: dict[str, str],
+) -> Iterator[Stack]:
     project = f"cartoes-test-{uuid.uuid4().hex[:8]}"
     port = _free_port()
     # Hermetic: no developer .env, a unique project, the API on a free loopback port.
-    env = _stack_env(tmp_path_factory, project, port)
+    env = _stack_env(tmp_path_factory, project, port, stack_settings)
     saved = dict(os.environ)
     os.environ.clear()
     os.environ.update(env)  # DockerCompose runs `docker compose` with this process's env
@@ -193,9 +204,16 @@ def pytest_runtest_makereport(
 # --- Fixtures of test_faults.py (appended; the fixtures above are unchanged) ------------
 
 
-def _stack_env(tmp_path_factory: pytest.TempPathFactory, project: str, port: int) -> dict:
-    empty_env = tmp_path_factory.mktemp("compose") / "empty.env"
-    empty_env.write_text("")
+def _stack_env(
+    tmp_path_factory: pytest.TempPathFactory,
+    project: str,
+    port: int,
+    settings: dict[str, str] | None = None,
+) -> dict:
+    """The environment of `docker compose` for one project; `settings` go to its env
+    file (the containers' settings), nothing from a developer's .env."""
+    empty_env = tmp_path_factory.mktemp("compose") / "stack.env"
+    empty_env.write_text("".join(f"{k}={v}\n" for k, v in (settings or {}).items()))
     env = {k: v for k, v in os.environ.items() if not k.startswith(("COMPOSE_", "API_"))}
     env.update(
         COMPOSE_PROJECT_NAME=project,

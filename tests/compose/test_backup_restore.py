@@ -58,18 +58,28 @@ def in_api(stack: Stack, code: str) -> str:
     return stack.dc("exec", "-T", "api", "python", "-c", code, timeout=60).stdout.strip()
 
 
+def ratings(stack: Stack) -> str:
+    """The feedback table, read inside the api container."""
+    return in_api(
+        stack,
+        f"import sqlite3; print(sqlite3.connect('file:{FEEDBACK}/feedback.db?mode=ro', "
+        "uri=True).execute('select answer_id, helpful from feedback').fetchall())",
+    )
+
+
 def test_backup_destroy_restore_answers_the_same(stack: Stack, tmp_path: Path) -> None:
     before = snapshot(stack)
     assert sum(1 for *_, refused in before if not refused) >= 4, before
     ready_before = stack.readyz().json()
+    # A real rating (POST /api/feedback, written by the API to SQLite in the
+    # feedback-data volume) and a marker file beside it.
+    with stack.client() as c:
+        answer_id = c.post("/api/ask", json={"question": QUESTIONS[0]}).json()["answer_id"]
+        rated = c.post("/api/feedback", json={"answer_id": answer_id, "helpful": True})
+    assert rated.status_code == 201, rated.text
     marker = f"marker-{uuid.uuid4().hex}"
-    in_api(
-        stack,
-        f"import sqlite3, pathlib; pathlib.Path('{FEEDBACK}/marker.txt').write_text('{marker}'); "
-        f"db = sqlite3.connect('{FEEDBACK}/feedback.db'); "
-        "db.execute('create table feedback (answer_id text, helpful int)'); "
-        f"db.execute('insert into feedback values (?, 1)', ('{marker}',)); db.commit()",
-    )
+    in_api(stack, f"import pathlib; pathlib.Path('{FEEDBACK}/marker.txt').write_text('{marker}')")
+    assert ratings(stack) == f"[('{answer_id}', 1)]"
 
     start = time.monotonic()
     backup = script(stack, "backup.sh", str(tmp_path / "backups"))
@@ -100,12 +110,7 @@ def test_backup_destroy_restore_answers_the_same(stack: Stack, tmp_path: Path) -
         assert ready_after[key] == ready_before[key], (ready_before, ready_after)
     assert snapshot(stack) == before
     assert in_api(stack, f"print(open('{FEEDBACK}/marker.txt').read())") == marker
-    rows = in_api(
-        stack,
-        f"import sqlite3; print(sqlite3.connect('{FEEDBACK}/feedback.db')"
-        ".execute('select answer_id from feedback').fetchall())",
-    )
-    assert rows == f"[('{marker}',)]", rows
+    assert ratings(stack) == f"[('{answer_id}', 1)]"
     print(
         f"\nbackup {backup_s:.1f} s, restore + api up {restore_s:.1f} s; "
         f"{len(QUESTIONS)} answers identical; {backup.stdout.strip().splitlines()[-1]}\n"

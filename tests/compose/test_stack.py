@@ -38,6 +38,16 @@ def test_ask_returns_a_cited_answer(stack: Stack) -> None:
     assert all(cit["title"] for cit in body["citations"])
 
 
+def test_admin_is_disabled_without_an_admin_key(stack: Stack) -> None:
+    """This stack runs with ADMIN_API_KEY unset: /api/admin answers 404 whatever is sent."""
+    with stack.client() as c:
+        for headers in ({}, {"x-admin-key": "any-key-at-all-0123456789"}):
+            res = c.get("/api/admin/gaps", headers=headers)
+            assert res.status_code == 404, res.text
+            assert res.json()["error"]["code"] == "not_found", res.text
+            assert "clusters" not in res.text
+
+
 def test_ingest_clean_keeps_serving(stack: Stack) -> None:
     before = stack.readyz().json()
     assert before["ready"] is True, before
