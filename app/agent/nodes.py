@@ -237,7 +237,17 @@ def decide(state: AgentState, runtime: Runtime[AgentDeps]) -> dict[str, Any]:
         deps.model,
         original=state["query"],
     )
-    covered = decision.outcome == "answer" and bool(state.get("parents"))
+    parents = state.get("parents", [])
+    # An emergency whose signs' card ranks first is answered from it (what to look for,
+    # what to do) even when the wording is far from any card: "a boca torta e não mexe o
+    # braço" gets the stroke signs under the escalation, not the escalation alone.
+    signs_card = (
+        bool(state.get("emergency"))
+        and bool(parents)
+        and parents[0].id in state.get("about", set())
+        and parents[0].id in _emergency_cards(state, lexicon)
+    )
+    covered = (decision.outcome == "answer" or signs_card) and bool(parents)
     outcome = "emergency" if state.get("emergency") else ("answer" if covered else "not_covered")
     reason = decision.reason
     if outcome == "emergency":
