@@ -20,7 +20,6 @@ from app.api.security import EdgeGuard
 from app.core.config import Settings, get_settings
 from app.core.logging import setup_logging
 from app.feedback.service import get_feedback
-from app.store.deadline import deadline as store_deadline
 
 WEB_DIR = Path(__file__).resolve().parents[1] / "web"
 log = logging.getLogger(__name__)
@@ -74,8 +73,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         setup_logging(conf.log_level)
         # Heavy resources are created here, in each worker after the fork.
         app.state.resources = Resources.create(conf)
-        with store_deadline(conf.request_deadline_s):  # a dead store cannot stall start-up
-            app.state.resources.warm()
+        # A dead store cannot stall start-up: its calls get REQUEST_DEADLINE_S at most.
+        app.state.resources.warm(store_deadline_s=conf.request_deadline_s)
         app.state.resources.watch_builds()  # a switched build is warmed off the request path
         get_feedback(conf).start()  # schema and retention purge, off the request path
         log.info("ready to serve (generator=%s, store=%s)", conf.generator, conf.chroma_mode)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,6 +24,7 @@ from app.retrieval.retriever import Retriever
 from app.safety.emergency import EmergencyDetector
 from app.safety.pii import get_stripper
 from app.store import schema
+from app.store.deadline import deadline
 from app.store.index import POINTER_TTL_S, IndexStore
 
 log = logging.getLogger(__name__)
@@ -57,17 +59,19 @@ class Resources:
         )
         return cls(settings, store, embedder, vectors, retriever, Agent(deps))
 
-    def warm(self, max_cards: int = 400) -> None:
+    def warm(self, max_cards: int = 400, store_deadline_s: float | None = None) -> None:
         """Load what the first questions would otherwise pay for: the personal-data
         analyzer, the emergency exemplars, the card lexicon and the card sentences'
-        embeddings. Best effort for what needs the store: a store that is not ready is
-        skipped."""
+        embeddings. Best effort for what needs the store: a store that is not ready (or
+        does not answer within `store_deadline_s`) is skipped, and the build watcher
+        tries again."""
         get_stripper()
         self.agent.deps.detector.bank()
         _ = self.agent.deps.bank.vectors
-        try:
-            cards = self.store.list_cards(limit=max_cards)
-            self.agent.deps.lexicon.get()
+        try:  # the deadline covers the store's calls only, not the local loading above
+            with deadline(store_deadline_s) if store_deadline_s else nullcontext():
+                cards = self.store.list_cards(limit=max_cards)
+                self.agent.deps.lexicon.get()
         except (StoreUnavailableError, IndexNotReadyError) as exc:
             log.info("sentence cache not warmed: %s", exc)
             return
