@@ -9,14 +9,17 @@ from app.api.deps import ResourcesDep
 from app.api.metrics import observe_steps
 from app.api.routes.ask import ERRORS
 from app.api.schemas import AskRequest, SearchResponse, SearchResult
+from app.safety.pii import clean_question
 
 router = APIRouter(prefix="/api", tags=["search"])
 
 
 @router.post("/search", response_model=SearchResponse, responses=ERRORS)
 async def search(body: AskRequest, resources: ResourcesDep) -> Response:
-    """Parent cards for a question with their best subchunk score (no generation)."""
-    result = await run_in_threadpool(resources.retriever.search, body.question, body.top_k)
+    """Parent cards for a question with their best subchunk score (no generation). The
+    question is searched without markup and personal data, as /api/ask does."""
+    question = await run_in_threadpool(clean_question, body.question)
+    result = await run_in_threadpool(resources.retriever.search, question, body.top_k)
     observe_steps(result.timings_ms)
     gate = resources.settings.min_similarity
     response = SearchResponse(
