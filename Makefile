@@ -44,7 +44,7 @@ ingest-clean: venv ## Rebuild the index from scratch (build-then-switch: the old
 eval: venv ## Golden set: card-atomic vs parent-document recall@k, min_similarity sweep, agent, gate
 	$(PY) -m evaluation --gate
 
-redteam: venv ## Red-team corpus against the service with both generators (real HTTP)
+redteam: venv ## Red-team corpus over real HTTP: extractive, an adversarial model, a meaning-flipping model
 	$(PY) -m evaluation.redteam
 
 # Docker, images and the compose stack (mk/docker.mk); benchmarks (mk/bench.mk).
