@@ -45,6 +45,7 @@ class Focus:
     need: str | None = None  # "stop" | "double" | "change" | "missed"
     terms: dict[str, float] = field(default_factory=dict)  # question's words -> weight (sum 1)
     about_of: dict[str, set[str]] = field(default_factory=dict)  # card -> names it is about
+    urgent: bool = False  # an emergency: the card's lines on what to do come first
 
 
 _ASK = r"(?:posso|pode|podem|devo|deve|da pra|da para|quero|queria|vou|preciso|tenho que|tem que|seria bom|e bom|e melhor|ja posso)"
@@ -144,6 +145,11 @@ CLOSE_TO_BEST_ABOUT = 0.05  # ... or this close, when that card is about the nam
 MAX_CARDS = 2  # an answer quotes at most this many cards
 SAME_CARD = 0.2  # a sentence of the answering card may score this far below the best one
 BOTH_NAMES_BONUS = 0.08  # a sentence naming two of the things the question names together
+URGENT_BONUS = 0.3  # in an emergency, a line that says where to get help (SAMU, CVV, ...)
+_GET_HELP = re.compile(
+    r"\b(?:samu|192|188|cvv|pronto-socorro|pronto socorro|emergencia|procure (?:ajuda|atendimento)|"
+    r"ligue|atendimento imediato|imediatamente)\b"
+)
 
 
 @dataclass
@@ -236,6 +242,7 @@ class ExtractiveGenerator:
                 + LEXICAL_BONUS * lexical
                 + (0.05 if c.card in focus.about else 0.0)
                 + (BOTH_NAMES_BONUS if named >= 2 else 0.0)
+                + (URGENT_BONUS if focus.urgent and _GET_HELP.search(fold(c.text)) else 0.0)
             )
         ranked = sorted(pool, key=lambda c: -c.score)
         best = ranked[0].score

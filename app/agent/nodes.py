@@ -53,6 +53,7 @@ EMERGENCY_TOPICS = {
     "poisoning": ("armazenamento", "paracetamol"),
 }
 EMERGENCY_BOOST = 0.15
+SUPPORT_TOPICS = {"saude mental", "cvv"}  # cards that may answer a self-harm question
 WIDEN = 3  # candidates fetched per card kept, so a boosted card can rise into the top_k
 _CONTINUATION = re.compile(
     r"^(?:e|mas|entao|tipo|ai|e se|e pra|e para|e no|e na|e quanto|e quando|e a|e o|e com|"
@@ -248,6 +249,18 @@ def decide(state: AgentState, runtime: Runtime[AgentDeps]) -> dict[str, Any]:
         and parents[0].id in _emergency_cards(state, lexicon)
     )
     covered = (decision.outcome == "answer" or signs_card) and bool(parents)
+    by_rule = state.get("emergency_signals", {}).get("by") == "concept"
+    if state.get("emergency") == "self_harm" and by_rule and covered:
+        # Safe messaging: someone who states intent or asks for a method gets no medicine
+        # or dose details, only a card about getting help in a crisis (its topics name
+        # saúde mental or the CVV). A detection by resemblance alone (less certain: "remédio
+        # pra dormir faz mal?") keeps its answer under the escalation.
+        topics = (
+            {fold(t) for t in lexicon.cards[parents[0].id].topics}
+            if parents[0].id in lexicon.cards
+            else set()
+        )
+        covered = bool(topics & SUPPORT_TOPICS)
     outcome = "emergency" if state.get("emergency") else ("answer" if covered else "not_covered")
     reason = decision.reason
     if outcome == "emergency":
@@ -313,6 +326,7 @@ def generate(state: AgentState, runtime: Runtime[AgentDeps]) -> dict[str, Any]:
         need=need_of(state["query"]),
         terms={t: w / total for t, w in weights.items()},
         about_of=about_of,
+        urgent=bool(state.get("emergency")),
     )
     draft = deps.generator.generate(
         state["query"], state["parents"], np.asarray(state["query_vector"]), focus

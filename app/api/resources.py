@@ -59,7 +59,12 @@ class Resources:
         )
         return cls(settings, store, embedder, vectors, retriever, Agent(deps))
 
-    def warm(self, max_cards: int = 400, store_deadline_s: float | None = None) -> None:
+    def warm(
+        self,
+        max_cards: int = 400,
+        store_deadline_s: float | None = None,
+        sentences_too: bool = True,
+    ) -> None:
         """Load what the first questions would otherwise pay for: the personal-data
         analyzer, the emergency exemplars, the card lexicon and the card sentences'
         embeddings. Best effort for what needs the store: a store that is not ready (or
@@ -75,13 +80,15 @@ class Resources:
         except (StoreUnavailableError, IndexNotReadyError) as exc:
             log.info("sentence cache not warmed: %s", exc)
             return
+        if not sentences_too:
+            return
         texts = [s for card in cards for s in sentences(card.text)]
         self.vectors.get(texts)
         log.info("sentence cache warmed: %d sentences of %d cards", len(texts), len(cards))
 
     def watch_builds(self, interval_s: float = POINTER_TTL_S) -> None:
         """Warm each new active build in the background as soon as `ingest --clean`
-        switches to it (snapshot, card lexicon, sentence embeddings), so that no patient's
+        switches to it (its snapshot and card lexicon), so that no patient's
         request pays for loading it within its deadline. One daemon thread per process;
         runs outside any request deadline; a store that does not answer is tried again at
         the next tick. stop_watching() ends it."""
@@ -96,7 +103,10 @@ class Resources:
                     name = str(self.store.active_collection(refresh=True).name)
                     if name != self.store.loaded_build:
                         log.info("active build is now %s; warming it", name)
-                        self.warm()
+                        # Snapshot and lexicon only (about a second): embedding every new
+                        # sentence here at once would take the CPU from the requests being
+                        # served; they embed the few they quote, and the cache keeps them.
+                        self.warm(sentences_too=False)
                     failing = ""
                 except Exception as exc:  # the next tick tries again; logged once per cause
                     if str(exc) != failing:

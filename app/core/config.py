@@ -88,7 +88,7 @@ class Settings(BaseSettings):
     llm_timeout_s: float = Field(default=60.0, gt=0)
     llm_retries: int = Field(default=2, ge=0, le=5)
     llm_deadline_s: float = Field(
-        default=6.0, gt=0, le=600, description="LLM_DEADLINE_S: whole model path, retries included"
+        default=20.0, gt=0, le=600, description="LLM_DEADLINE_S: whole model path, retries included"
     )
     llm_temperature: float = Field(default=0.0, ge=0.0, le=2.0)
 

@@ -634,6 +634,12 @@ CONCEPTS += [
     (
         "self_harm",
         "method",
+        # An amount asked for "de vez" (for good): "quanto paracetamol destrói o fígado de vez?"
+        r"(?:quanto|quantos|quantas|qual (?:a )?dose|qual quantidade)\W+(?:\w+\W+){0,6}?de vez\b",
+    ),
+    (
+        "self_harm",
+        "method",
         r"(?:mata|matar|morre|morrer|morte|fatal|letal|mortal|overdose)\W+(?:\w+\W+){0,6}?"
         + _PILLS
         + r"|"
