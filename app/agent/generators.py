@@ -304,6 +304,12 @@ class ExtractiveGenerator:
                 continue
             if opens_paragraph and c.card == top:
                 continue
+            before = [x for x in same_para if x.pos < c.pos]
+            lead = max(before, key=lambda x: x.pos) if before else None
+            if lead is not None and not _ANAPHORIC.match(lead.text):
+                if lead not in out:  # "Fique atento a sinais de sangramento: ..." comes first
+                    out.append(lead)
+                continue
             out.remove(c)
         return out
 

@@ -66,7 +66,7 @@ def test_emergencies_are_escalated(screen: Page, artifacts: Path) -> None:
     check_alert_first(page)
     body = page.locator("#answer-body")
     expect(body).not_to_contain_text("SAMU 192")  # the escalation is not said twice
-    expect(body.locator('.chip[data-card="card-018"]')).to_have_text(
+    expect(body.locator('.chip[data-card="card-018"]').first).to_have_text(
         "Fonte: Sinais de alerta de infarto e AVC"
     )
     page.screenshot(path=str(artifacts / f"emergency-{screen_name}.png"), full_page=True)
