@@ -8,7 +8,17 @@ from typing import Any
 from bench.report import charts
 from bench.report.format import Section, met, num, table
 
-STEPS = ("embed", "vector_query", "bm25", "fusion", "dedupe_expand", "generate", "verify")
+STEPS = (
+    "screen",
+    "embed",
+    "vector_query",
+    "bm25",
+    "fusion",
+    "dedupe_expand",
+    "decide",
+    "generate",
+    "verify",
+)
 HYBRID_NOTE = " (RETRIEVAL_MODE=hybrid, in-process; default is dense)"
 
 INTRO = (
