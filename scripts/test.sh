@@ -8,7 +8,7 @@
 #   lint    make lint (ruff check, ruff format --check, mypy)
 #   images  scripts/docker-images.sh: built only when their sources changed
 #   pytest  every test (unit, integration, eval, browser, compose); none is skipped; the
-#           compose tests run beside the browser, unit and eval tests (see run_pytest)
+#           compose tests run beside the others (see run_pytest)
 # Extra arguments go to pytest. Run by `make test` (which exports PYTHONPATH and
 # HF_HUB_OFFLINE) and by .ci/run.
 set -euo pipefail
@@ -33,11 +33,10 @@ step venv scripts/bootstrap.sh
 step deps scripts/test-deps.sh
 step lint make --no-print-directory lint
 step images scripts/docker-images.sh
-# With no test path given, the suite runs in two lanes: the compose tests (mostly waiting
-# on containers) beside the browser, unit and eval tests; then the integration tests
-# (gunicorn services with timing-sensitive checks) alone. The compose lane's output is
-# printed when it ends. With a path (`make test PYTEST_ARGS=tests/unit/...`) pytest runs
-# once, as given.
+# With no test path given, the suite runs in two lanes at once: the compose tests (mostly
+# waiting on containers) in one, the browser, unit, eval and integration tests in the
+# other; the compose lane's output is printed when both have ended. With a path
+# (`make test PYTEST_ARGS=tests/unit/...`) pytest runs once, as given.
 run_pytest() {
   local arg
   for arg in "$@"; do
@@ -48,12 +47,11 @@ run_pytest() {
   # Its own temporary directory and no cache writes: two pytest sessions run at once.
   "$PY" -m pytest tests/compose -p no:cacheprovider --basetemp="$(mktemp -d)" "$@" >"$lane" 2>&1 &
   local pid=$!
-  "$PY" -m pytest tests/browser tests/unit tests/eval "$@" || rc=$?
+  "$PY" -m pytest tests/browser tests/unit tests/eval tests/integration "$@" || rc=$?
   wait "$pid" || lane_rc=$?
   echo "=== make test: tests/compose (ran alongside; exit $lane_rc)"
   cat "$lane"
   rm -f "$lane"
-  "$PY" -m pytest tests/integration "$@" || rc=$?
   [ "$rc" = 0 ] && [ "$lane_rc" = 0 ]
 }
 step pytest run_pytest "$@"
