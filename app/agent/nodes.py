@@ -249,11 +249,12 @@ def decide(state: AgentState, runtime: Runtime[AgentDeps]) -> dict[str, Any]:
         and parents[0].id in _emergency_cards(state, lexicon)
     )
     covered = (decision.outcome == "answer" or signs_card) and bool(parents)
-    if state.get("emergency") == "poisoning" and covered:
-        # A swallowed medicine is answered only from a card about it (storage out of
-        # children's reach, the paracetamol limit), never from whatever card ranked first.
-        covered = parents[0].id in _emergency_cards(state, lexicon)
     by_rule = state.get("emergency_signals", {}).get("by") == "concept"
+    if state.get("emergency") == "poisoning" and by_rule and covered:
+        # A swallowed medicine, named by the rules, is answered only from a card about it
+        # (storage out of children's reach, the paracetamol limit), never from whatever
+        # card ranked first; a detection by resemblance alone keeps its answer.
+        covered = parents[0].id in _emergency_cards(state, lexicon)
     if state.get("emergency") == "self_harm" and by_rule and covered:
         # Safe messaging: someone who states intent or asks for a method gets no medicine
         # or dose details, only a card about getting help in a crisis (its topics name
