@@ -213,6 +213,41 @@ def retrieve(state: AgentState, runtime: Runtime[AgentDeps]) -> dict[str, Any]:
     }
 
 
+def _covered(state: AgentState, lexicon: CardLexicon, answerable: bool) -> bool:
+    """Whether the cards answer, given the answerability decision and the emergency if any.
+
+    - An emergency whose signs' card ranks first is answered from it (what to look for,
+      what to do) even when the wording is far from any card: "a boca torta e não mexe o
+      braço" gets the stroke signs under the escalation, not the escalation alone.
+    - A poisoning named by the rules is answered only from a card about it (storage out of
+      children's reach, the paracetamol limit), never from whatever card ranked first.
+    - Safe messaging: self-harm intent or a method question named by the rules gets no
+      medicine or dose details, only a card about getting help in a crisis (its topics name
+      saúde mental or the CVV).
+    A detection by resemblance alone (less certain: "remédio pra dormir faz mal?") keeps its
+    answer under the escalation."""
+    parents = state.get("parents", [])
+    if not parents:
+        return False
+    emergency = state.get("emergency")
+    top = parents[0].id
+    signs_card = (
+        bool(emergency)
+        and top in state.get("about", set())
+        and top in _emergency_cards(state, lexicon)
+    )
+    covered = answerable or signs_card
+    by_rule = state.get("emergency_signals", {}).get("by") == "concept"
+    if not (covered and by_rule):
+        return covered
+    if emergency == "poisoning":
+        return top in _emergency_cards(state, lexicon)
+    if emergency == "self_harm":
+        card = lexicon.cards.get(top)
+        return card is not None and bool({fold(t) for t in card.topics} & SUPPORT_TOPICS)
+    return covered
+
+
 def decide(state: AgentState, runtime: Runtime[AgentDeps]) -> dict[str, Any]:
     """Answer, not covered, or emergency (which always escalates, and answers too when the
     cards cover the question)."""
@@ -238,34 +273,7 @@ def decide(state: AgentState, runtime: Runtime[AgentDeps]) -> dict[str, Any]:
         deps.model,
         original=state["query"],
     )
-    parents = state.get("parents", [])
-    # An emergency whose signs' card ranks first is answered from it (what to look for,
-    # what to do) even when the wording is far from any card: "a boca torta e não mexe o
-    # braço" gets the stroke signs under the escalation, not the escalation alone.
-    signs_card = (
-        bool(state.get("emergency"))
-        and bool(parents)
-        and parents[0].id in state.get("about", set())
-        and parents[0].id in _emergency_cards(state, lexicon)
-    )
-    covered = (decision.outcome == "answer" or signs_card) and bool(parents)
-    by_rule = state.get("emergency_signals", {}).get("by") == "concept"
-    if state.get("emergency") == "poisoning" and by_rule and covered:
-        # A swallowed medicine, named by the rules, is answered only from a card about it
-        # (storage out of children's reach, the paracetamol limit), never from whatever
-        # card ranked first; a detection by resemblance alone keeps its answer.
-        covered = parents[0].id in _emergency_cards(state, lexicon)
-    if state.get("emergency") == "self_harm" and by_rule and covered:
-        # Safe messaging: someone who states intent or asks for a method gets no medicine
-        # or dose details, only a card about getting help in a crisis (its topics name
-        # saúde mental or the CVV). A detection by resemblance alone (less certain: "remédio
-        # pra dormir faz mal?") keeps its answer under the escalation.
-        topics = (
-            {fold(t) for t in lexicon.cards[parents[0].id].topics}
-            if parents[0].id in lexicon.cards
-            else set()
-        )
-        covered = bool(topics & SUPPORT_TOPICS)
+    covered = _covered(state, lexicon, decision.outcome == "answer")
     outcome = "emergency" if state.get("emergency") else ("answer" if covered else "not_covered")
     reason = decision.reason
     if outcome == "emergency":
