@@ -13,6 +13,9 @@ HISTORY_TURNS_MAX = 3
 HISTORY_QUESTION_MAX = 500
 HISTORY_CITATIONS_MAX = 6
 CARD_ID = r"^card-\d{3,6}$"
+# "Has a character that str.strip() keeps": JSON Schema's \s (ECMA) lacks U+001C-U+001F and
+# U+0085, which Python strips, so they are named (a fuzzer found "\u001c" schema-valid).
+NOT_BLANK = "[^\\s\\u001c-\\u001f\\u0085]"
 
 
 class HistoryTurn(BaseModel):
@@ -20,7 +23,7 @@ class HistoryTurn(BaseModel):
 
     question: str = Field(
         description=f"The earlier question, 1-{HISTORY_QUESTION_MAX} characters after trimming",
-        json_schema_extra={"minLength": 1, "maxLength": HISTORY_QUESTION_MAX, "pattern": "\\S"},
+        json_schema_extra={"minLength": 1, "maxLength": HISTORY_QUESTION_MAX, "pattern": NOT_BLANK},
     )
     citations: list[Annotated[str, StringConstraints(pattern=CARD_ID)]] = Field(
         default_factory=list,
@@ -43,7 +46,7 @@ class AskRequest(BaseModel):
     question: str = Field(
         description="The patient's question, 1-2000 characters after trimming",
         # Documented for clients and fuzzers; enforced (after trimming) by the validator.
-        json_schema_extra={"minLength": 1, "maxLength": QUESTION_MAX, "pattern": "\\S"},
+        json_schema_extra={"minLength": 1, "maxLength": QUESTION_MAX, "pattern": NOT_BLANK},
     )
     top_k: int | None = Field(default=None, ge=1, le=20, description="Cards to retrieve (1-20)")
     history: list[HistoryTurn] = Field(
