@@ -18,6 +18,14 @@ CARD_ID = r"^card-\d{3,6}$"
 NOT_BLANK = "[^\\s\\u001c-\\u001f\\u0085]"
 
 
+def trimmed(value: str, limit: int) -> str:
+    """The text without surrounding whitespace; 1 to `limit` characters or a clear error."""
+    value = value.strip()
+    if not 1 <= len(value) <= limit:
+        raise ValueError(f"must be 1-{limit} characters after trimming, got {len(value)}")
+    return value
+
+
 class HistoryTurn(BaseModel):
     """One earlier turn of the same conversation, as the client received it."""
 
@@ -34,12 +42,7 @@ class HistoryTurn(BaseModel):
     @field_validator("question")
     @classmethod
     def _trimmed(cls, value: str) -> str:
-        value = value.strip()
-        if not 1 <= len(value) <= HISTORY_QUESTION_MAX:
-            raise ValueError(
-                f"must be 1-{HISTORY_QUESTION_MAX} characters after trimming, got {len(value)}"
-            )
-        return value
+        return trimmed(value, HISTORY_QUESTION_MAX)
 
 
 class AskRequest(BaseModel):
@@ -59,12 +62,7 @@ class AskRequest(BaseModel):
     @field_validator("question")
     @classmethod
     def _trimmed_length(cls, value: str) -> str:
-        value = value.strip()
-        if not 1 <= len(value) <= QUESTION_MAX:
-            raise ValueError(
-                f"must be 1-{QUESTION_MAX} characters after trimming, got {len(value)}"
-            )
-        return value
+        return trimmed(value, QUESTION_MAX)
 
 
 class Citation(BaseModel):
