@@ -423,8 +423,14 @@ class IndexStore:
     # -- reads for serving ----------------------------------------------------------
 
     def _with_active(self, what: str, fn: Callable[[Any], T]) -> T:
-        """Run fn(active collection); re-resolve once if the build was switched meanwhile."""
-        from chromadb.errors import NotFoundError
+        """Run fn(active collection); re-resolve once if the build was switched meanwhile.
+
+        `ingest --clean` drops the old build as soon as it has switched, while this process
+        may still hold it (the pointer is cached POINTER_TTL_S). Reading a build being
+        dropped fails with NotFoundError, or, caught mid-deletion by the Chroma server, with
+        another store error ("Missing metadata segment"): either way, when the pointer
+        now names another build, the call is made again on it."""
+        from chromadb.errors import ChromaError, NotFoundError
 
         for attempt in (1, 2):
             collection = self.active_collection(refresh=attempt == 2)
@@ -435,7 +441,10 @@ class IndexStore:
                     raise IndexNotReadyError(
                         f"the active index disappeared during {what}: run `make ingest`"
                     ) from exc
-                log.info("active build changed during %s; re-resolving", what)
+            except (ChromaError, StoreWriteError):
+                if attempt == 2 or self.active_name() == collection.name:
+                    raise
+            log.info("active build changed during %s; re-resolving", what)
         raise AssertionError("unreachable")
 
     def count(self) -> int:

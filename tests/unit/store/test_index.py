@@ -66,3 +66,31 @@ def test_a_refused_write_is_a_store_write_error(store: IndexStore) -> None:
     rows = build_rows(load_corpus(CARDS), store.settings)[:3]
     with pytest.raises(StoreWriteError, match="refused to write rows to cards-v-missing"):
         store.write_rows("cards-v-missing", rows, [[1.0, 0.0]] * 3, batch=10)
+
+
+def test_a_build_dropped_mid_read_is_read_again_from_the_new_one(store: IndexStore) -> None:
+    """`ingest --clean` drops the old build right after switching; a worker still holding
+    it can get the Chroma server's mid-deletion error (not NotFoundError). It reads again
+    from the build the pointer now names; with the pointer unmoved, the error stands."""
+    from chromadb.errors import ChromaError
+
+    rows = build_rows(load_corpus(CARDS), store.settings)[:5]
+    old, meta = write_build(store, rows)
+    store.mark_ready(old, meta)
+    store.activate(old)
+    assert store.active_collection().name == old  # cached for POINTER_TTL_S
+
+    def read(col: object) -> str:
+        if col.name == old:  # type: ignore[attr-defined]
+            raise ChromaError("Error getting collection: Missing field: [Missing metadata segment]")
+        return str(col.name)  # type: ignore[attr-defined]
+
+    with pytest.raises(ChromaError, match="Missing metadata segment"):
+        store._with_active("query", read)  # the pointer has not moved: a real error
+
+    ingest = IndexStore(store.settings)  # another process switches the build
+    new, meta = write_build(ingest, rows)
+    ingest.mark_ready(new, meta)
+    ingest.activate(new)
+    store.active_collection()  # still the cached old build
+    assert store._with_active("query", read) == new
