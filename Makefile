@@ -31,8 +31,8 @@ test-deps: ## Install what the tests need when missing: chromium, postgresql, Do
 	@scripts/test-deps.sh
 
 lint: venv ## ruff and mypy
-	$(PY) -m ruff check app ingest evaluation tests scripts
-	$(PY) -m ruff format --check app ingest evaluation tests scripts
+	$(PY) -m ruff check app ingest evaluation tests scripts bench
+	$(PY) -m ruff format --check app ingest evaluation tests scripts bench
 	$(PY) -m mypy
 
 ingest: venv ## Build the index if it is missing or stale (embedded store by default)

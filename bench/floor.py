@@ -158,19 +158,15 @@ def _hybrid_steps(store: Any, embedder: Any, settings: Any, qs: list[str], round
 def in_process(
     base: Any, chroma_path: Path, threads: int, rounds: int
 ) -> tuple[dict[str, Any], RawFloor]:
-    from app.agent.generators import make_generator
-    from app.agent.graph import make_agent
-    from app.embedding import get_embedder
-    from app.retrieval.retriever import Retriever
-    from app.store.index import IndexStore
+    from app.api.resources import Resources
 
     settings = base.model_copy(
         update={"chroma_mode": "embedded", "chroma_path": chroma_path, "torch_threads": threads}
     )
-    embedder = get_embedder(settings)
-    store = IndexStore(settings)
-    retriever = Retriever(store, embedder, settings)
-    agent = make_agent(retriever, make_generator(settings, embedder), settings)
+    resources = Resources.create(settings)  # the served agent, built as a worker builds it
+    resources.warm()
+    embedder, store = resources.embedder, resources.store
+    retriever, agent = resources.retriever, resources.agent
     qs = questions()
     for q in qs:  # warm-up: caches (sentence vectors, the build), HNSW pages, code paths
         agent.ask(q)
