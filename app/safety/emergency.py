@@ -75,6 +75,7 @@ _PILLS = _any(
     r"gotas",
     r"medicament\w*",
     r"drage\w*",
+    r"blister\w*",
 )
 _SWALLOW = _any(
     r"engol\w*",
@@ -84,6 +85,7 @@ _SWALLOW = _any(
     r"bebeu",
     r"ingeriu",
     r"chupou",
+    r"mordeu",
     r"pegou e (?:tomou|comeu|engoliu|bebeu)",
     r"tom(?:ou|aram) (?:uns|umas|varios|varias|todos|todas|a cartela|o vidro|o frasco|a caixa|"
     r"metade|escondid\w*|sem ninguem ver|\d+)",
@@ -309,6 +311,8 @@ _DRY = _any(
     r"fraco demais",
     r"fraca demais",
     r"mal consegue (?:levantar|ficar em pe|andar)",
+    r"desmai\w*",
+    r"coracao (?:disparado|acelerado|a mil)",
 )
 _DRY = _any(
     _DRY,
@@ -326,6 +330,7 @@ _DAYS = _any(
     r"a noite toda",
     r"toda hora",
     r"nao para",
+    r"(?:[6-9]|[1-9]\d) vezes",  # "diarreia 15 vezes hoje"
 )
 _CONFUSED = _any(
     r"confus\w*",
@@ -457,7 +462,7 @@ CONCEPTS: list[tuple[str, str, str]] = [
         "medical",
         "hypoglycaemia",
         r"(?:glicose|glicemia|acucar|dextro|hgt|aparelho)\W+(?:\w+\W+){0,2}?(?:deu|ta|esta|"
-        r"marcou|caiu|baixou|em|de)\W+(?:pra |para |a )?(?:[1-3]\d|40)\b(?!\s*(?:g\b|gramas|anos|min|mg|%))",
+        r"marcou|caiu|baixou|em|de)\W+(?:pra |para |a )?(?:[1-4]\d|5[0-3])\b(?!\s*(?:g\b|gramas|anos|min|mg|%|reais|dias|vezes|unidades|ui\b|kg|horas))",
     ),
     ("medical", "dehydration", rf"(?:{_VOMIT}|{_DIARRHOEA}){G2}(?:{_DRY}|{_DAYS})"),
     ("medical", "dehydration", rf"{_DRY}{G2}(?:{_VOMIT}|{_DIARRHOEA})"),
@@ -472,20 +477,24 @@ CONCEPTS: list[tuple[str, str, str]] = [
         "poisoning",
         "poisoning",
         rf"{_CHILD}{G2}{_SWALLOW}{G2}{_PILLS}|{_SWALLOW}{G2}{_PILLS}{G2}{_CHILD}|"
-        rf"{_CHILD}{G}(?:pegou|achou|abriu){G2}{_PILLS}",
+        rf"{_CHILD}{G}(?:pegou|achou|abriu){G2}{_PILLS}|{_CHILD}{G2}{_PILLS}{G2}{_SWALLOW}|"
+        rf"{_CHILD}{G2}{_PILLS}\W+(?:\w+\W+){{0,4}}?(?:vazi[oa]|abert[oa]|pela metade|mordid[oa])",
     ),
     (
         "poisoning",
         "poisoning",
         r"(?:sem querer|por engano|por acidente|acidentalmente|errad[oa]|trocad[oa]|troquei|"
-        r"confundi|confundiu)\W+(?:\w+\W+){0,6}?(?:tom\w*|engol\w*|dei|deu|dose|comprimid\w*|remedi\w*)|"
-        r"(?:tom\w*|engol\w*|dei|deu|dose|comprimid\w*|remedi\w*)\W+(?:\w+\W+){0,6}?(?:sem querer|por engano|"
-        r"por acidente|acidentalmente|o errado|a errada|errad[oa]|trocad[oa])",
+        r"confundi|confundiu)\W+(?:\w+\W+){0,6}?(?:tom\w*|engol\w*|apliq\w*|injet\w*|dei|deu|dose|"
+        r"comprimid\w*|remedi\w*)|"
+        r"(?:tom\w*|engol\w*|apliq\w*|injet\w*|dei|deu|dose|comprimid\w*|remedi\w*)\W+(?:\w+\W+){0,6}?"
+        r"(?:sem querer|por engano|por acidente|acidentalmente|o errado|a errada|errad[oa]|trocad[oa]|"
+        r"achando que (?:era|fosse))",
     ),
     (
         "poisoning",
         "poisoning",
-        r"(?:tomei|tomou|tomamos|dei|demos|engoli|engoliu)\W+(?:\w+\W+){0,5}?(?:duas vezes|"
+        r"(?:tomei|tomou|tomamos|dei|demos|engoli|engoliu|apliquei|aplicou|aplicamos|injetei|injetou)"
+        r"\W+(?:\w+\W+){0,5}?(?:duas vezes|"
         r"2 vezes|dose dupla|em dobro|dobrad[oa]|a mais|de novo sem|duas doses|2 doses|tres doses|3 doses|"
         r"o dobro|dose a mais|\d+ comprimidos? (?:a mais|juntos?|de uma vez))",
     ),
@@ -569,9 +578,19 @@ CONCEPTS: list[tuple[str, str, str]] = [
             r"(?:dei|dando|doei|doando|distribui|distribuindo) (?:\w+\s+){0,2}?(?:minhas|as minhas|meus|os meus) "
             r"(?:coisas|roupas|pertences|objetos)",
             r"nao vou (?:mais )?precisar (?:mais )?(?:delas|deles|disso|das minhas coisas)",
+            # the same signs in the third person: "está doando as coisas dele", "diz que logo
+            # não vai precisar mais dos remédios"
+            r"(?:doando|doou|distribuindo|distribuiu|dando|deu) (?:\w+\s+){0,2}?(?:as |os )?(?:suas |seus )?"
+            r"(?:coisas|roupas|pertences|objetos) (?:dele|dela|pessoais)",
+            r"(?:logo|em breve|daqui a pouco) nao (?:vai|vou) (?:mais )?precisar (?:mais )?(?:de nada|"
+            r"dos remedios|das coisas|disso)",
             r"(?:carta|cartas|bilhete|bilhetes|video) (?:pros?|para os?|pra minha|para minha|de adeus|de despedida)"
             r"(?:\W+\w+){0,3}?\W+(?:filh|famil|mae|pai|marido|esposa)\w*",
             r"deixei tudo (?:arrumado|organizado|pronto|acertado|resolvido)",
+            # a future absence: "amanhã não vou estar mais aqui", "não estarei mais viva"
+            r"nao (?:vou|vai|irei|iremos) (?:mais )?(?:estar|ta|existir|acordar|ver (?:o )?amanhecer)"
+            r"(?: mais)?(?: aqui| vivo| viva| por aqui| entre voces|\W*$)",
+            r"nao estarei (?:mais )?(?:aqui|viv[oa]|entre voces|por aqui)",
             r"(?:e|sou|ser|sendo|virou|virei|seria) (?:so |apenas )?(?:um|uma) (?:peso|fardo|estorvo|problema) "
             r"(?:pra|para) (?:todos|todo mundo|a gente|familia|minha familia|meus filhos|voces|eles)",
             r"(?:ja )?(?:vivi|viveu|vivemos) demais",
@@ -629,6 +648,12 @@ CONCEPTS += [
         "self_harm",
         "method",
         r"(?:nao deixa|pra nao|para nao|faz) (?:a pessoa |eu )?(?:acordar|voltar) (?:mais|nunca)|nao tenha volta|"
+        # lethal outcomes asked for with an amount or a medicine: "quantas ... pra sangrar até o
+        # fim", "qual remédio faz o coração parar sem sentir dor"
+        r"(?:quanto|quantos|quantas|qual quantidade|que quantidade|qual (?:a )?dose|(?:qual|que) "
+        r"(?:remedio|comprimido|medicamento))\W+(?:\w+\W+){0,8}?(?:ate o fim|ate morrer|sem volta|"
+        r"(?:faz|fazer|faca|deixa|para|parar) o coracao (?:parar|de vez)|o coracao parar|"
+        r"(?:pra|para) (?:o coracao|a respiracao) parar)|"
         r"(?:derrubar|apagar) de vez|passar do limite de proposito|limite (?:\w+\s+){0,3}?pra passar",
     ),
     (
@@ -717,8 +742,23 @@ _INFORMATIONAL = re.compile(
         r"\b(?:se (?:um dia|algum dia|alguem|acontecer|eu tiver|ele tiver|ela tiver)|em caso de|caso (?:aconteca|alguem)|"
         r"o que fazer (?:se|quando|caso|em caso)|como (?:agir|ajudar) (?:se|quando|caso))\b",
         r"\b(?:pode causar|pode dar|pode provocar|risco de|tem risco|aumenta o risco|previne|prevenir|evitar)\b",
-        r"\b(?:quem (?:ja )?(?:teve|tem|sofreu)|pessoas? que (?:ja )?(?:teve|tiveram|tem))\b",
+        r"\b(?:quem (?:ja )?(?:teve|tem|sofreu|pensa|pensou|sente|passa|passou)|pessoas? que (?:ja )?"
+        r"(?:teve|tiveram|tem|pensam|sentem))\b",
+        # a question about causes in general: "quais remédios podem deixar idoso confuso?"
+        r"^(?:\w+\W+){0,3}?(?:quais|que|qual)\s+(?:\w+\s+){0,2}?(?:pode|podem|causa|causam|deixa|"
+        r"deixam|provoca|provocam)\b",
+        r"\b(?:algum dia|se um dia)\b",
     )
+)
+# An episode over by itself ("sangrou um pouco ontem, parou em 2 minutos"): weighs against
+# the exemplars only, never against a named sign ("teve convulsão, passou, mas não acorda").
+_RESOLVED = re.compile(
+    r"(?<!nao )(?<!nunca )\b(?:ja )?(?:parou|passou|estancou|melhorou|normalizou)\b(?! (?:de|mal|a|o)\b)"
+)
+# A little of a sign ("a gengiva sangra um pouquinho quando escovo") without a severity word.
+_MINOR = re.compile(r"\b(?:um pouquinho|pouquinho|um pouco|bem pouco|de leve|levemente|pequenininh\w*)\b")
+_SEVERE = re.compile(
+    r"\b(?:muito|demais|bastante|sem parar|nao para|nao parou|nao estanca|encharc\w*|forte|jorrando)\b"
 )
 _INFORMATIONAL_MORE = re.compile(
     r"\b(?:e normal|eh normal|e verdade|eh verdade|tem como saber|pode acontecer|quanto tempo dura|"
@@ -812,8 +852,11 @@ def concept_hits(folded: str) -> list[tuple[str, str]]:
         hits.append(("medical", "hypertensive_crisis"))
     elif bp and (bp[0] >= 200 or bp[1] >= 130):
         hits.append(("medical", "hypertensive_crisis"))
-    if re.search(_ANTICOAG, folded) and re.search(
-        r"sangr\w*|sangue|hematoma|manchas? roxas?|roxo|pret[oa]s?|escur[oa]s?", folded
+    minor = bool(_MINOR.search(folded)) and not _SEVERE.search(folded)
+    if (
+        re.search(_ANTICOAG, folded)
+        and re.search(r"sangr\w*|sangue|hematoma|manchas? roxas?|roxo|pret[oa]s?|escur[oa]s?", folded)
+        and not minor
     ):
         if any(s == "bleeding" for _, s in hits) or re.search(
             r"sangr\w*\W+(?:\w+\W+){0,4}?(?:gengiva|nariz|urina|xixi|fezes|corte|ferida|machucado)|"
@@ -916,6 +959,7 @@ class EmergencyDetector:
             "informational_cue": informational,
             "present_cue": present,
             "negated_sign": negated,
+            "resolved_cue": bool(_RESOLVED.search(folded)),
             **{f"nearest_{k}": round(v[0], 3) for k, v in near.items()},
         }
         info_sim = near.get("informational", (-1.0, ""))[0]
@@ -935,7 +979,10 @@ class EmergencyDetector:
             return Assessment("self_harm", sh[0], {**signals, "by": "concept"})
         sub = semantic("self_harm", self.SELF_HARM_MIN, self.SELF_HARM_MARGIN)
         other = max(near.get(k, (-1.0, ""))[0] for k in ("medical", "poisoning"))
-        if sub and (not hits or near["self_harm"][0] >= other):
+        # By neighbours, self-harm must be the nearest kind of event; over a named sign of
+        # another kind ("urticária e respirando mal"), nearer by the self-harm margin.
+        lead = self.SELF_HARM_MARGIN if hits else 0.0
+        if sub and near["self_harm"][0] >= other + lead:
             return Assessment("self_harm", sub, {**signals, "by": "neighbours"})
 
         event = present or not informational
@@ -945,7 +992,7 @@ class EmergencyDetector:
         medical = [s for k, s in hits if k == "medical"]
         if medical and event and not (negated and not present):
             return Assessment("medical", medical[0], {**signals, "by": "concept"})
-        if event:
+        if event and not (_RESOLVED.search(folded) and not present):
             kinds = sorted(("poisoning", "medical"), key=lambda k: -near.get(k, (-1.0, ""))[0])
             bp = _blood_pressure(folded)
             for kind in kinds:
