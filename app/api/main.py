@@ -73,7 +73,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         setup_logging(conf.log_level)
         # Heavy resources are created here, in each worker after the fork.
         app.state.resources = Resources.create(conf)
-        # A dead store cannot stall start-up: its calls get REQUEST_DEADLINE_S at most.
+        # A dead store cannot stall start-up: reaching it gets REQUEST_DEADLINE_S at most.
         app.state.resources.warm(store_deadline_s=conf.request_deadline_s)
         app.state.resources.watch_builds()  # a switched build is warmed off the request path
         get_feedback(conf).start()  # schema and retention purge, off the request path

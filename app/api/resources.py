@@ -16,7 +16,7 @@ from app.agent.text import sentences
 from app.agent.vectors import SentenceVectors
 from app.core.config import Settings
 from app.core.errors import IndexNotReadyError, StoreUnavailableError
-from app.core.vocabulary import vocabulary
+from app.core.vocabulary import portuguese_words, vocabulary
 from app.embedding import Embedder, get_embedder
 from app.retrieval.coverage import CardLexiconCache
 from app.retrieval.rerank import get_reranker
@@ -66,17 +66,23 @@ class Resources:
         sentences_too: bool = True,
     ) -> None:
         """Load what the first questions would otherwise pay for: the personal-data
-        analyzer, the emergency exemplars, the card lexicon and the card sentences'
-        embeddings. Best effort for what needs the store: a store that is not ready (or
+        analyzer, the emergency exemplars, the Portuguese word list, the card lexicon and
+        the card sentences' embeddings. Best effort for what needs the store: a store that is not ready (or
         does not answer within `store_deadline_s`) is skipped, and the build watcher
         tries again."""
         get_stripper()
+        portuguese_words()
         self.agent.deps.detector.bank()
         _ = self.agent.deps.bank.vectors
-        try:  # the deadline covers the store's calls only, not the local loading above
+        try:
+            # The deadline bounds reaching the store and finding its build, not reading
+            # it: a 10,000-card build (36,594 chunks) takes longer than one request's
+            # deadline to read over HTTP, and a worker that skipped it made its first
+            # patient wait for it (a 503). Each call stays bounded by CHROMA_TIMEOUT_S.
             with deadline(store_deadline_s) if store_deadline_s else nullcontext():
-                cards = self.store.list_cards(limit=max_cards)
-                self.agent.deps.lexicon.get()
+                self.store.active_collection(refresh=True)
+            cards = self.store.list_cards(limit=max_cards)
+            self.agent.deps.lexicon.get()
         except (StoreUnavailableError, IndexNotReadyError) as exc:
             log.info("sentence cache not warmed: %s", exc)
             return

@@ -4,7 +4,11 @@ ones the cards do not cover (kb/uncovered.yaml), recognised the way patients typ
 Names are matched on accent-folded text: multi-word names exactly; single words also
 approximately (rapidfuzz, one or two edits depending on length), so "omeprasol",
 "metiformina", "levotiroxin" and "losartan" are recognised. Short names ("aas", "t4") match
-only exactly.
+only exactly. A word of the Portuguese language is never read as a misspelt name: with 846
+uncovered names, "dormência" came within two edits of "demência", "fritura" of "fratura",
+"solução" of "soluço", and the question was refused as not covered. The list of words is
+pyspellchecker's Portuguese frequency list (416,782 words from subtitles and Wikipedia),
+not one of our own.
 """
 
 from __future__ import annotations
@@ -31,6 +35,15 @@ _NEVER_FUZZY = frozenset(
     insulino dormi dormia dorme durmo natural naturais chamo chama
     """.split()
 )
+
+
+@lru_cache(maxsize=1)
+def portuguese_words() -> frozenset[str]:
+    """Accent-folded Portuguese words of 5+ letters (the only ones matched approximately)."""
+    from spellchecker import SpellChecker
+
+    words = SpellChecker(language="pt", distance=1).word_frequency.dictionary
+    return frozenset(fold(w) for w in words if len(w) >= 5)
 
 
 @dataclass(frozen=True)
@@ -123,7 +136,12 @@ class Vocabulary:
                 continue
             entry = self._single.get(word)
             exact = entry is not None
-            if entry is None and len(word) >= 5 and word not in _NEVER_FUZZY:
+            if (
+                entry is None
+                and len(word) >= 5
+                and word not in _NEVER_FUZZY
+                and word not in portuguese_words()
+            ):
                 cutoff = 80 if len(word) >= 8 else 85
                 best = process.extractOne(
                     word, self._fuzzy_choices, scorer=fuzz.ratio, score_cutoff=cutoff

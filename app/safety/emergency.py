@@ -756,7 +756,9 @@ _RESOLVED = re.compile(
     r"(?<!nao )(?<!nunca )\b(?:ja )?(?:parou|passou|estancou|melhorou|normalizou)\b(?! (?:de|mal|a|o)\b)"
 )
 # A little of a sign ("a gengiva sangra um pouquinho quando escovo") without a severity word.
-_MINOR = re.compile(r"\b(?:um pouquinho|pouquinho|um pouco|bem pouco|de leve|levemente|pequenininh\w*)\b")
+_MINOR = re.compile(
+    r"\b(?:um pouquinho|pouquinho|um pouco|bem pouco|de leve|levemente|pequenininh\w*)\b"
+)
 _SEVERE = re.compile(
     r"\b(?:muito|demais|bastante|sem parar|nao para|nao parou|nao estanca|encharc\w*|forte|jorrando)\b"
 )
@@ -855,7 +857,9 @@ def concept_hits(folded: str) -> list[tuple[str, str]]:
     minor = bool(_MINOR.search(folded)) and not _SEVERE.search(folded)
     if (
         re.search(_ANTICOAG, folded)
-        and re.search(r"sangr\w*|sangue|hematoma|manchas? roxas?|roxo|pret[oa]s?|escur[oa]s?", folded)
+        and re.search(
+            r"sangr\w*|sangue|hematoma|manchas? roxas?|roxo|pret[oa]s?|escur[oa]s?", folded
+        )
         and not minor
     ):
         if any(s == "bleeding" for _, s in hits) or re.search(

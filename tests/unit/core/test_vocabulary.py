@@ -43,6 +43,18 @@ def test_common_words_are_not_read_as_names() -> None:
     assert vocabulary().find("minha pressa é grande, tomei agora") == []
 
 
+@pytest.mark.parametrize(
+    "question",
+    [
+        "sinto dormência nas mãos",  # within two edits of "demência"
+        "comi fritura ontem",  # of "fratura"
+        "a solucao de reidratacao",  # of "soluço", typed without accents
+    ],
+)
+def test_a_portuguese_word_is_never_read_as_a_misspelt_name(question: str) -> None:
+    assert [m.entry.name for m in vocabulary().find(question) if not m.entry.covered] == []
+
+
 def test_normalise_puts_the_cards_name_in_the_question() -> None:
     assert vocabulary().normalise("omeprasol antes do cafe?") == "omeprazol antes do cafe?"
     assert vocabulary().normalise("tomo marevan") == "tomo marevan (varfarina)"
