@@ -67,8 +67,9 @@ class Resources:
     ) -> None:
         """Load what the first questions would otherwise pay for: the personal-data
         analyzer, the emergency exemplars, the Portuguese word list, the card lexicon and
-        the card sentences' embeddings. Best effort for what needs the store: a store that is not ready (or
-        does not answer within `store_deadline_s`) is skipped, and the build watcher
+        the card sentences' embeddings. Best effort for what needs the store: a store that
+        is not ready (or does not answer within `store_deadline_s`) is skipped, and the
+        build watcher
         tries again."""
         get_stripper()
         portuguese_words()
