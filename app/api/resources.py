@@ -69,8 +69,7 @@ class Resources:
         analyzer, the emergency exemplars, the Portuguese word list, the card lexicon and
         the card sentences' embeddings. Best effort for what needs the store: a store that
         is not ready (or does not answer within `store_deadline_s`) is skipped, and the
-        build watcher
-        tries again."""
+        build watcher tries again."""
         get_stripper()
         portuguese_words()
         self.agent.deps.detector.bank()
