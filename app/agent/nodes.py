@@ -125,7 +125,11 @@ def screen(state: AgentState, runtime: Runtime[AgentDeps]) -> dict[str, Any]:
         search_query = f"{carried[0].name}: {search_query}"
     elif context_cards:
         topic = None  # the previous cards steer retrieval; no name to announce
-    texts = [query] if search_query == query else [query, search_query]
+    # The emergency exemplars are embedded accent-folded and lower-cased, so the question
+    # is compared to them the same way: "NAO CONSIGO PUXAR O AR" embedded as typed sat at
+    # 0.31 from the nearest heart-attack exemplars, and at 0.59 folded.
+    folded = fold(query)
+    texts = [folded] if search_query == folded else [folded, search_query]
     vectors = deps.retriever.embedder.embed(texts)
     assessment = deps.detector.assess(state["question"], vectors[0])
     return {

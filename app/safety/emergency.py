@@ -259,6 +259,8 @@ _BREATH = _any(
     r"falta de ar (?:forte|muito|intensa|subita|piorando|grande|terrivel|horrivel)",
     r"sem ar",
     r"puxando o ar",
+    r"nao (?:consigo|consegue|ta conseguindo|esta conseguindo) (?:puxar o ar|puxar ar|tomar ar|"
+    r"pegar ar|pegar folego|tomar folego)",
     r"chiado forte",
     r"(?:labios?|boca|unhas|dedos) (?:roxos?|roxas?|arroxead\w*)",
     r"respira\w* (?:com dificuldade|muito rapido|rapidinho|mal|chiando)",
@@ -362,6 +364,10 @@ _CONFUSED = _any(
     r"nao (?:consegue|conseguia) ficar acordad\w*",
     r"esquisit\w* e (?:sonolent|confus|lerd)\w*",
     r"nao sabe (?:onde (?:ta|esta)|quem (?:e|sou))",
+    r"sem reconhecer (?:ninguem|a gente|ninguem da casa|os filhos)",
+    r"nao (?:reconhec\w*|conhec\w*) (?:ninguem|a gente|mais ninguem)",
+    r"(?:conversando|falando) com (?:gente|pessoas?|alguem) que (?:nao (?:existe|esta)|ja morreu)",
+    r"fala desconexa|falando desconexo",
     r"falando (?:sozinh|besteira|coisa estranha)\w*",
 )
 _NEW_MED = _any(
@@ -496,7 +502,11 @@ CONCEPTS: list[tuple[str, str, str]] = [
         r"(?:tomei|tomou|tomamos|dei|demos|engoli|engoliu|apliquei|aplicou|aplicamos|injetei|injetou)"
         r"\W+(?:\w+\W+){0,5}?(?:duas vezes|"
         r"2 vezes|dose dupla|em dobro|dobrad[oa]|a mais|de novo sem|duas doses|2 doses|tres doses|3 doses|"
-        r"o dobro|dose a mais|\d+ comprimidos? (?:a mais|juntos?|de uma vez))",
+        r"o dobro|dose a mais|novamente|\d+ comprimidos? (?:a mais|juntos?|de uma vez))|"
+        # a whole pack or every pill of the day taken at once
+        r"(?:tomei|tomou|engoli|engoliu)\W+(?:\w+\W+){0,3}?(?:todos os (?:comprimidos|remedios)|"
+        r"todas as (?:pilulas|capsulas|doses)|a cartela (?:inteira|toda)|o vidro (?:inteiro|todo)|"
+        r"a caixa (?:inteira|toda)|o frasco (?:inteiro|todo))",
     ),
     (
         "poisoning",
@@ -588,9 +598,13 @@ CONCEPTS: list[tuple[str, str, str]] = [
             r"(?:\W+\w+){0,3}?\W+(?:filh|famil|mae|pai|marido|esposa)\w*",
             r"deixei tudo (?:arrumado|organizado|pronto|acertado|resolvido)",
             # a future absence: "amanhã não vou estar mais aqui", "não estarei mais viva"
-            r"nao (?:vou|vai|irei|iremos) (?:mais )?(?:estar|ta|existir|acordar|ver (?:o )?amanhecer)"
+            r"(?:nao|nem) (?:vou|vai|irei|iremos) (?:mais )?(?:estar|ta|existir|acordar|ver (?:o )?amanhecer)"
             r"(?: mais)?(?: aqui| vivo| viva| por aqui| entre voces|\W*$)",
-            r"nao estarei (?:mais )?(?:aqui|viv[oa]|entre voces|por aqui)",
+            r"(?:nao|nem) estarei (?:mais )?(?:aqui|viv[oa]|entre voces|por aqui)",
+            # the marks of self-harm: "viu os cortes no meu braço", "ir mais fundo"
+            r"(?:cortes|cicatrizes|marcas de corte) (?:\w+\s+){0,2}?(?:no|nos|na|nas) (?:meu |meus |minha |minhas )"
+            r"?(?:braco|bracos|pulso|pulsos|coxa|coxas|perna|pernas)",
+            r"(?:cortar|ir|corte) mais fundo",
             r"(?:e|sou|ser|sendo|virou|virei|seria) (?:so |apenas )?(?:um|uma) (?:peso|fardo|estorvo|problema) "
             r"(?:pra|para) (?:todos|todo mundo|a gente|familia|minha familia|meus filhos|voces|eles)",
             r"(?:ja )?(?:vivi|viveu|vivemos) demais",
@@ -698,7 +712,8 @@ CONCEPTS += [
             r"(?:tomar|tomasse|engolir|engolisse)\W+(?:\w+\W+){0,2}?(?:a caixa|a cartela|as cartelas|todos|todas|"
             r"tudo|o vidro|o frasco)",
             r"se (?:eu )?(?:tomar|tomasse|engolir) (?:\w+\s+){0,2}?(?:tudo|todos|todas|a cartela|a caixa|o vidro)"
-            r"(?:\W+\w+){0,4}?\W+(?:morro|morreria|mata|acordo|acordaria)",
+            r"(?:\W+\w+){0,10}?\W+(?:morro|morreria|morre|mata|acordo|acordaria)",
+            r"(?:sangr\w*|dormir|durmo|apagar|apago) ate (?:morrer|o fim)",
             r"(?:vou|quero|pensei em|penso em|pensando em|vontade de) (?:\w+\s+)?(?:tomar|engolir) (?:\w+\s+){0,2}?"
             r"(?:tudo|todos|todas|a cartela|a caixa|o vidro|as cartelas|todos os (?:meus )?remedios|os remedios todos)",
             r"(?:remedio|comprimido|veneno)\w*\W+(?:\w+\W+){0,2}?(?:que|pra|para) (?:matar|morrer|mata|morre)\b",
@@ -732,6 +747,7 @@ _INFORMATIONAL = re.compile(
         r"diferenca|como reconhecer|como identificar|como saber|como perceber|como prevenir|como evitar|"
         r"o que causa|por que da|pq da|para que serve|pra que serve)\b",
         r"\b(?:sinais|sintomas|sinal) (?:de|do|da|que)\b",
+        r"\bque tipo de\b",
         r"\bo que (?:e|eh|sao|significa|quer dizer)(?: isso| isto| essa| esse)?\W*$",
         r"\b(?:qual|quais) (?:e )?o (?:numero|telefone|contato)\b",
         r"\b(?:ano passado|anos atras|meses atras|ha (?:uns |umas |mais de )?\d+ (?:anos|meses)|"
@@ -766,7 +782,7 @@ _INFORMATIONAL_MORE = re.compile(
     r"\b(?:e normal|eh normal|e verdade|eh verdade|tem como saber|pode acontecer|quanto tempo dura|"
     r"existe risco|corre risco|como ajudar|como agir|o que devo fazer se|devo me preocupar)\b"
     # a hypothetical: "se (um dia) ficar / aparecer / acontecer / tiver / sentir / der ..."
-    r"|(?:^|[,;.?!]\s*|\b(?:e|mas|caso)\s+)se (?:um dia |algum dia |por acaso |alguma vez )?"
+    r"|(?:^|[,;:.?!'\"\u201c\u201d]\s*|\b(?:e|mas|caso)\s+)se (?:um dia |algum dia |por acaso |alguma vez )?"
     r"(?:\w+\s+){0,3}?(?:ficar|aparecer|acontecer|tiver|sentir|der|vier|comecar|surgir|notar|"
     r"perceber|estiver|for|houver|acontecesse|tivesse|sentisse)\b"
 )
@@ -779,7 +795,7 @@ _PRESENT = re.compile(
         r"\bdo nada\b",
         r"\bacab(?:ou|ei|amos) de\b",
         r"\b(?:estou|to|ta|esta|tá|tô) (?:com|tendo|sentindo|passando)\b",
-        r"\bsocorro\b",
+        r"(?<!pronto-)(?<!pronto )\bsocorro\b",
         r"\burgente\b",
         r"\burgencia\b",
         r"\bme ajud\w*\b",
@@ -791,6 +807,8 @@ _PRESENT = re.compile(
         r"\bhoje\b",
         r"\bhj\b",
         r"\bha \d+ (?:minutos|min|horas?)\b",
+        r"\b(?:ha|faz) (?:poucos|alguns|uns|umas) (?:minutos|instantes|segundos)\b",
+        r"\b(?:agora pouco|agorinha|ainda agora|ha pouco)\b",
         r"\bfaz \d+ (?:minutos|min|horas?)\b",
         r"\bdesde (?:cedo|ontem|hoje)\b",
         r"\bcomec\w* (?:agora|hoje|de repente|do nada)\b",
@@ -805,6 +823,19 @@ _PRESENT = re.compile(
 _NEGATED_SIGN = re.compile(
     r"\b(?:nao|sem|nenhum\w*|nunca) (?:tenho|tive|tem|teve|sinto|senti|sente|sentiu|estou|esta|to|ta|"
     r"apresent\w*)?\s*(?:com )?(?:dor|dores|falta|inchaco|sangramento|sangue|febre|nada)\b"
+)
+
+# Crisis words used as figures of speech ("essa conta vai me matar", "morrendo de rir"):
+# removed before the signs are looked for; the exemplars still see the whole text.
+_FIGURATIVE = re.compile(
+    r"\b(?:morrendo|morrer|morri|morro|morta|morto) de (?:rir|vergonha|fome|sono|calor|frio|saudades?|"
+    r"medo|preguica|inveja|tedio|cansaco|raiva|ciumes?|curiosidade)\b"
+    r"|\b(?:vai|vao|ia|iam|quer|querem) me matar de (?:rir|vergonha|susto|raiva|fome|tedio|preocupacao|"
+    r"desgosto)\b"
+    r"|\b(?:conta|contas|preco|precos|fila|filas|trabalho|calor|transito|chefe|boletos?|farmacia|"
+    r"aluguel|burocracia)\W+(?:\w+\W+){0,3}?(?:vai|vao|ta|esta|estao) me matando\b"
+    r"|\b(?:conta|contas|preco|precos|fila|filas|trabalho|calor|transito|chefe|boletos?|aluguel|"
+    r"burocracia)\W+(?:\w+\W+){0,3}?(?:vai|vao|ia|iam) me matar\b"
 )
 
 ESCALATION_CONTACTS = {
@@ -951,7 +982,7 @@ class EmergencyDetector:
 
     def assess(self, text: str, vector: np.ndarray | None = None) -> Assessment:
         folded = fold(text)
-        hits = concept_hits(folded)
+        hits = concept_hits(_FIGURATIVE.sub(" ", folded))
         informational = bool(_INFORMATIONAL.search(folded) or _INFORMATIONAL_MORE.search(folded))
         present = bool(_PRESENT.search(folded))
         negated = bool(_NEGATED_SIGN.search(folded))
