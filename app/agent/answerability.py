@@ -50,7 +50,7 @@ FEATURES = (
     "unknown_share",
     "n_unknown",
     "covered_name",
-    "uncovered_name",
+    "uncovered_share",
     "about_top",
     "n_terms",
     "bank_in_1",
@@ -191,7 +191,12 @@ def features(
         "unknown_share": unknown_w / sum(weights) if weights else 1.0,
         "n_unknown": float(min(len(unknown), 3)),
         "covered_name": 1.0 if covered else 0.0,
-        "uncovered_name": 1.0 if any(not m.entry.covered for m in mentions) else 0.0,
+        # The share of the names it mentions that the cards do not cover: "posso tomar
+        # ozempic?" is 1.0; a long story about levotiroxina that also mentions vitamina D
+        # and menopausa is 0.33 (as a yes/no signal, such a question was refused).
+        "uncovered_share": (
+            sum(not m.entry.covered for m in mentions) / len(mentions) if mentions else 0.0
+        ),
         "about_top": about_top,
         "n_terms": min(len(terms), 8) / 8,
         **bank.features(query_vector),
