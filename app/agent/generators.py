@@ -46,6 +46,7 @@ class Focus:
     terms: dict[str, float] = field(default_factory=dict)  # question's words -> weight (sum 1)
     about_of: dict[str, set[str]] = field(default_factory=dict)  # card -> names it is about
     urgent: bool = False  # an emergency: the card's lines on what to do come first
+    asked: Any = None  # embedding of the question without the medicines it names, or None
 
 
 _ASK = r"(?:posso|pode|podem|devo|deve|da pra|da para|quero|queria|vou|preciso|tenho que|tem que|seria bom|e bom|e melhor|ja posso)"
@@ -225,7 +226,12 @@ class ExtractiveGenerator:
         matched = {
             p.id: " ".join(str(p.metadata.get("matched_chunk_text", "")).split()) for p in parents
         }
-        similarity = self.vectors.get([c.text for c in pool]) @ np.asarray(query_vector)
+        sentence_vectors = self.vectors.get([c.text for c in pool])
+        similarity = sentence_vectors @ np.asarray(query_vector)
+        if focus.asked is not None:
+            # Half the similarity to the question, half to what it asks about the medicine
+            # it names: within a card about that medicine, the name no longer picks the line.
+            similarity = (similarity + sentence_vectors @ np.asarray(focus.asked)) / 2
         for c, sim in zip(pool, similarity, strict=True):
             parent = parents[c.rank]
             prior = MATCHED_BONUS * (c.text in matched[c.card]) + PARENT_WEIGHT * (

@@ -53,6 +53,9 @@ class AgentState(TypedDict, total=False):
     query_vector: Any
     """The embedding of `search_query` (numpy array), reused by the decision and the
     generator."""
+    asked_vector: Any
+    """The embedding of the question without the medicines it names (what is asked about
+    them), or None; the extractive generator weighs card sentences by it too."""
     decision: dict[str, Any]
     """The answerability decision: outcome ("answer", "not_covered", "emergency"), a plain
     reason, and the signals it used."""

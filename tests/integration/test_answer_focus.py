@@ -1,0 +1,35 @@
+"""Within the card that answers, the sentences quoted are the ones about what was asked, not
+the ones that merely repeat the medicine's name. Real service, real model, real HTTP; these
+questions are in no evaluation set."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+
+from tests.integration.conftest import Service
+
+pytestmark = [pytest.mark.model, pytest.mark.slow]
+
+
+@pytest.mark.parametrize(
+    ("question", "card", "needed"),
+    [
+        # Before: only "O omeprazol deve ser tomado em jejum..." (0.50 against 0.27).
+        ("uso omeprazol há 5 anos todo dia, faz mal?", "card-019", "uso prolongado"),
+        # Before: the freezing line alone.
+        (
+            "a insulina que ta aberta pode ficar fora da geladeira quanto tempo?",
+            "card-006",
+            "4 semanas",
+        ),
+        # Before: the evening dose, liver tests and "tome de forma contínua", no muscle line.
+        ("remedio de colesterol da dor nas pernas?", "card-015", "músculos"),
+    ],
+)
+def test_the_line_that_answers_is_quoted(
+    service: Service, question: str, card: str, needed: str
+) -> None:
+    body = httpx.post(f"{service.url}/api/ask", json={"question": question}, timeout=60).json()
+    assert [c["id"] for c in body["citations"]][:1] == [card], body
+    assert needed in body["answer"], body["answer"]
