@@ -102,24 +102,28 @@ def guidance_sentence(
     parents: list[ContextChunk], focus: Focus, vectors: SentenceVectors, query_vector: np.ndarray
 ) -> tuple[str, str] | None:
     """(sentence, card id) of the cards' "do not do it on your own" guidance for a
-    stop/double/change question: a card about the named medicine first, then the closest."""
+    stop/double/change question: a card about the named medicine first, then the
+    best-ranked card (the one that answers), then the closest sentence. By closeness alone,
+    "esqueci uma dose de amoxicilina, tomo duas?" got warfarin's "não dobre a seguinte;
+    informe no dia do exame" instead of the missed-dose card's "Nunca tome dose dobrada"."""
     found = [
-        (p.id, s)
-        for p in parents
+        (rank, p.id, s)
+        for rank, p in enumerate(parents)
         for s in sentences(p.text)
         if is_guidance(s, focus.need) and not looks_like_injection(s)
     ]
     if not found:
         return None
-    sims = vectors.get([s for _, s in found]) @ np.asarray(query_vector)
+    sims = vectors.get([s for *_, s in found]) @ np.asarray(query_vector)
     best = sorted(
         zip(found, sims, strict=True),
         key=lambda x: (
-            x[0][0] not in focus.about and not mentions_name(x[0][1], focus.names),
+            x[0][1] not in focus.about and not mentions_name(x[0][2], focus.names),
+            x[0][0],
             -x[1],
         ),
     )[0][0]
-    return best[1], best[0]
+    return best[2], best[1]
 
 
 # Sentence openers that refer to something said before them.
@@ -323,7 +327,8 @@ class ExtractiveGenerator:
         self, chosen: list[_Candidate], ranked: list[_Candidate], focus: Focus
     ) -> list[_Candidate]:
         """Make sure a stop/double/change question gets the cards' "do not do it on your own"
-        guidance, preferring a card about the named medicine, then the best match."""
+        guidance, preferring a card about the named medicine, then the best-ranked card (the
+        one that answers), then the best match (as guidance_sentence)."""
         if any(is_guidance(c.text, focus.need) for c in chosen):
             return chosen
         guidance = [c for c in ranked if is_guidance(c.text, focus.need)]
@@ -332,6 +337,7 @@ class ExtractiveGenerator:
         guidance.sort(
             key=lambda c: (
                 c.card not in focus.about and not mentions_name(c.text, focus.names),
+                c.rank,
                 -c.score,
             )
         )

@@ -771,6 +771,12 @@ _INFORMATIONAL = re.compile(
 _RESOLVED = re.compile(
     r"(?<!nao )(?<!nunca )\b(?:ja )?(?:parou|passou|estancou|melhorou|normalizou)\b(?! (?:de|mal|a|o)\b)"
 )
+# A habit, not an event ("anda caindo", "vive esquecendo", "de vez em quando"): weighs
+# against the exemplars only, like an episode that is over.
+_HABITUAL = re.compile(
+    r"\b(?:anda|vive|costuma|as vezes|de vez em quando|ultimamente|com frequencia|frequentemente|"
+    r"toda semana|todo mes|todo dia)\b"
+)
 # A little of a sign ("a gengiva sangra um pouquinho quando escovo") without a severity word.
 _MINOR = re.compile(
     r"\b(?:um pouquinho|pouquinho|um pouco|bem pouco|de leve|levemente|pequenininh\w*)\b"
@@ -995,6 +1001,7 @@ class EmergencyDetector:
             "present_cue": present,
             "negated_sign": negated,
             "resolved_cue": bool(_RESOLVED.search(folded)),
+            "habitual_cue": bool(_HABITUAL.search(folded)),
             **{f"nearest_{k}": round(v[0], 3) for k, v in near.items()},
         }
         info_sim = near.get("informational", (-1.0, ""))[0]
@@ -1027,7 +1034,8 @@ class EmergencyDetector:
         medical = [s for k, s in hits if k == "medical"]
         if medical and event and not (negated and not present):
             return Assessment("medical", medical[0], {**signals, "by": "concept"})
-        if event and not (_RESOLVED.search(folded) and not present):
+        settled = _RESOLVED.search(folded) or _HABITUAL.search(folded)
+        if event and not (settled and not present):
             kinds = sorted(("poisoning", "medical"), key=lambda k: -near.get(k, (-1.0, ""))[0])
             bp = _blood_pressure(folded)
             for kind in kinds:

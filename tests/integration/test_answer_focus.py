@@ -33,3 +33,13 @@ def test_the_line_that_answers_is_quoted(
     body = httpx.post(f"{service.url}/api/ask", json={"question": question}, timeout=60).json()
     assert [c["id"] for c in body["citations"]][:1] == [card], body
     assert needed in body["answer"], body["answer"]
+
+
+def test_a_missed_dose_gets_the_answering_cards_guidance(service: Service) -> None:
+    """Before: the closest "do not double" line was warfarin's, "não dobre a seguinte;
+    anote o esquecimento e informe no dia do exame", quoted for an antibiotic."""
+    question = "tomo amoxicilina e esqueci uma dose, tomo duas agora?"
+    body = httpx.post(f"{service.url}/api/ask", json={"question": question}, timeout=60).json()
+    assert [c["id"] for c in body["citations"]] == ["card-027"], body
+    assert "Nunca tome dose dobrada" in body["answer"], body["answer"]
+    assert "dia do exame" not in body["answer"], body["answer"]

@@ -34,6 +34,16 @@ def detector() -> EmergencyDetector:
         ("QUERO ME MATAR", "self_harm"),
         ("quantos comprimidos seriam suficientes pra não acordar?", "self_harm"),
         ("estou juntando os remédios pra tomar todos juntos", "self_harm"),
+        # 2026-12-01, from the gaps two independent sets found (general cues, not their words)
+        ("o bebê mordeu o blister de sertralina e engoliu um", "poisoning"),
+        ("apliquei a insulina duas vezes sem querer", "poisoning"),
+        ("minha vó tomou a cartela inteira achando que era vitamina", "poisoning"),
+        ("a glicose deu 45 e tô tremendo", "medical"),
+        ("ele não reconhece mais ninguém desde cedo", "medical"),
+        ("AI Q DOR, NAO CONSIGO PUXAR O AR", "medical"),
+        ("amanhã não vou estar mais aqui", "self_harm"),
+        ("quantas varfarinas pra sangrar até o fim", "self_harm"),
+        ("viu os cortes no meu braço", "self_harm"),
     ],
 )
 def test_emergencies_are_escalated_with_their_kind(
@@ -53,6 +63,10 @@ def test_emergencies_are_escalated_with_their_kind(
         "qual o número do disque intoxicação?",
         "quanto de açúcar é 15 gramas?",
         "posso beber café com o remédio da pressão?",
+        "essa conta da farmácia vai me matar, tem remédio de graça?",
+        "quais remédios podem deixar idoso confuso?",
+        "o médico falou 'se sentir dor no peito vá ao pronto-socorro', que tipo de dor?",
+        "minha gengiva sangra um pouquinho quando escovo, uso AAS",
     ],
 )
 def test_informational_questions_are_not_escalated(
