@@ -4,7 +4,7 @@ ones the cards do not cover (kb/uncovered.yaml), recognised the way patients typ
 Names are matched on accent-folded text: multi-word names exactly; single words also
 approximately (rapidfuzz, one or two edits depending on length), so "omeprasol",
 "metiformina", "levotiroxin" and "losartan" are recognised. Short names ("aas", "t4") match
-only exactly. A word of the Portuguese language is never read as a misspelt name: with 846
+only exactly. A word of the Portuguese language is never read as a misspelt name: with 845
 uncovered names, "dormência" came within two edits of "demência", "fritura" of "fratura",
 "solução" of "soluço", and the question was refused as not covered. The list of words is
 pyspellchecker's Portuguese frequency list (416,782 words from subtitles and Wikipedia),

@@ -68,6 +68,22 @@ def test_no_covered_name_and_no_card_topic_is_in_the_uncovered_list() -> None:
     assert topics & uncovered == set()
 
 
+def test_no_uncovered_name_is_written_in_a_card() -> None:
+    """A name some card's text uses is not "not covered" ("ácido úrico" is in the
+    hidroclorotiazida card, "candidíase" in the inhaled corticoid one)."""
+    text = " ".join(
+        fold(f"{c.title} {' '.join(c.topics)} {c.text}") for c in load_corpus(CARDS).cards
+    )
+    written = [
+        a
+        for e in vocabulary().entries
+        if not e.covered
+        for a in e.aliases
+        if re.search(rf"(?<![\w-]){re.escape(a)}(?![\w-])", text)
+    ]
+    assert written == []
+
+
 def test_every_covered_name_is_in_some_card() -> None:
     text = " ".join(
         fold(f"{c.title} {' '.join(c.topics)} {c.text}") for c in load_corpus(CARDS).cards
