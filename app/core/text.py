@@ -17,6 +17,7 @@ TOKENIZER_ID = "pt-snowball-fold-stop-v1"
 _WORD = re.compile(r"\w+", re.UNICODE)
 
 
+@lru_cache(maxsize=1 << 15)
 def fold(text: str) -> str:
     """Lower-case, accents removed, whitespace collapsed."""
     decomposed = unicodedata.normalize("NFKD", text.lower())

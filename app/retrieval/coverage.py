@@ -10,6 +10,7 @@ For one build (rebuilt when the active build changes, like the BM25 index):
 
 from __future__ import annotations
 
+import functools
 import logging
 import math
 import re
@@ -76,12 +77,17 @@ class CardLexicon:
 
     @staticmethod
     def _in(term: str, card: frozenset[str]) -> bool:
-        if term in card:
-            return True
-        return len(term) >= 4 and any(t.startswith(term) for t in card)
+        return term in card or _prefix_of_some(term, card)
 
     def cards_for(self, entry: Entry) -> tuple[list[str], list[str]]:
         return self.about.get(entry.name, []), self.mentions.get(entry.name, [])
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _prefix_of_some(term: str, card: frozenset[str]) -> bool:
+    """Whether a word of the card starts with `term` (cached: a frozenset keeps its hash,
+    and the same questions' words meet the same cards)."""
+    return len(term) >= 4 and any(t.startswith(term) for t in card)
 
 
 _NAME_TOKEN = re.compile(r"[\w-]+")

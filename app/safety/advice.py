@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from app.core.text import fold
 
@@ -396,7 +397,10 @@ def _actions_in(clause: str) -> list[Action]:
     return found
 
 
+@lru_cache(maxsize=1 << 14)
 def read(sentence: str) -> Reading:
+    """How `sentence` reads (cached: card sentences are read on every answer; the Reading
+    returned is shared, so callers must not change it)."""
     folded = fold(sentence)
     reading = Reading()
     reading.doctor_led = bool(_DOCTOR.search(folded))
