@@ -38,15 +38,10 @@ def _stopwords() -> frozenset[str]:
     return frozenset(fold(w) for w in STOPWORDS_PORTUGUESE)
 
 
-@lru_cache(maxsize=1 << 16)
-def _fold_word(word: str) -> str:
-    return fold(word)
-
-
 def tokenize(text: str) -> list[str]:
-    """Lower-case words, Portuguese stopwords dropped, Snowball-stemmed, accents folded.
-    Words are folded through a cache: a card lexicon of 10,000 cards folds a few million
-    words, of a few tens of thousands distinct ones."""
+    """Lower-case words, Portuguese stopwords dropped, Snowball-stemmed, accents folded
+    (`fold` is cached: a card lexicon of 10,000 cards folds a few million words, of a few
+    tens of thousands distinct ones)."""
     words = [w for w in _WORD.findall(text.lower()) if len(w) > 1 or w.isdigit()]
-    words = [w for w in words if _fold_word(w) not in _stopwords()]
-    return [_fold_word(stem) for stem in _stemmer().stemWords(words)]
+    words = [w for w in words if fold(w) not in _stopwords()]
+    return [fold(stem) for stem in _stemmer().stemWords(words)]
