@@ -88,7 +88,7 @@ _SWALLOW = _any(
     r"mordeu",
     r"pegou e (?:tomou|comeu|engoliu|bebeu)",
     r"tom(?:ou|aram) (?:uns|umas|varios|varias|todos|todas|a cartela|o vidro|o frasco|a caixa|"
-    r"metade|escondid\w*|sem ninguem ver|\d+)",
+    r"metade|meio|meia|o resto|escondid\w*|sem ninguem ver|\d+)",
 )
 _FACE = _any(
     r"boca",
@@ -369,6 +369,7 @@ _CONFUSED = _any(
     r"(?:conversando|falando) com (?:gente|pessoas?|alguem) que (?:nao (?:existe|esta)|ja morreu)",
     r"fala desconexa|falando desconexo",
     r"falando (?:sozinh|besteira|coisa estranha)\w*",
+    r"(?:coisa|coisas|palavras|frases) sem nexo",
 )
 _NEW_MED = _any(
     r"remedio novo",
@@ -470,6 +471,13 @@ CONCEPTS: list[tuple[str, str, str]] = [
         r"(?:glicose|glicemia|acucar|dextro|hgt|aparelho)\W+(?:\w+\W+){0,2}?(?:deu|ta|esta|"
         r"marcou|caiu|baixou|em|de)\W+(?:pra |para |a )?(?:[1-4]\d|5[0-3])\b(?!\s*(?:g\b|gramas|anos|min|mg|%|reais|dias|vezes|unidades|ui\b|kg|horas))",
     ),
+    (
+        "medical",
+        "hypoglycaemia",
+        # the meter's "LO": below what it can read (about 20 mg/dL)
+        r"(?:aparelho|glicosimetro|medidor|dextro|hgt|glicose|glicemia|glicemia capilar)\W+(?:\w+\W+){0,3}?"
+        r"(?:mostra|mostrou|deu|da|marca|marcou|aparece|apareceu|ta|esta|so)\W+(?:\w+\W+){0,2}?(?:lo|low)\b",
+    ),
     ("medical", "dehydration", rf"(?:{_VOMIT}|{_DIARRHOEA}){G2}(?:{_DRY}|{_DAYS})"),
     ("medical", "dehydration", rf"{_DRY}{G2}(?:{_VOMIT}|{_DIARRHOEA})"),
     ("medical", "confusion", _CONFUSED),
@@ -564,7 +572,7 @@ CONCEPTS: list[tuple[str, str, str]] = [
         "implicit",
         _any(
             r"nao (?:quero|queria) (?:mais )?(?:estar aqui|existir|acordar|viver|continuar)",
-            r"cansei de (?:viver|tudo|existir|lutar)",
+            r"(?:cansei|cansad[oa]|exaust[oa]) de (?:viver|tudo|existir|lutar|sofrer|ser um peso)",
             r"sem (?:vontade|motivo|razao) (?:de|pra|para) viver",
             r"nao aguento mais (?:viver|essa vida|a vida|existir|nada|tudo|sofrer|essa dor)",
             r"(?:melhor|melhores) (?:eu )?(?:mort[oa]|sem mim)",
@@ -625,7 +633,8 @@ CONCEPTS: list[tuple[str, str, str]] = [
         _any(
             rf"(?:quantos|quantas|quanto|qual quantidade|que quantidade)\W+(?:\w+\W+){{0,5}}?{_PILLS}\W+(?:\w+\W+){{0,6}}?"
             r"(?:morrer|matar|mata|nao acordar|apagar|dormir pra sempre|fatal|letal|acabar|suficiente\w*|pra nunca)",
-            r"(?:dose|quantidade) (?:letal|fatal|mortal|que mata)",
+            r"(?:dose|quantidade)\W+(?:\w+\W+){0,4}?(?:letal|fatal|mortal|(?:que|q|qu) (?:mata|matar|"
+            r"faz morrer|leva a morte))",
             r"(?:qual|que) (?:remedio|comprimido|medicamento)\W+"
             r"(?:\w+\W+){0,4}?(?:mata|matar|letal|fatal|morrer)",
             r"(?:juntar|juntando|juntei|acumular|acumulando|acumulei|guardando|guardei|escondendo|escondi)\W+"
@@ -661,20 +670,21 @@ CONCEPTS += [
     (
         "self_harm",
         "method",
-        r"(?:nao deixa|pra nao|para nao|faz) (?:a pessoa |eu )?(?:acordar|voltar) (?:mais|nunca)|nao tenha volta|"
+        r"(?:nao deixa|pra nao|para nao|faz) (?:a pessoa |eu )?(?:acordar|voltar) (?:mais|nunca)|"
+        r"nao (?:tenha|ter|tem|teria|tenho) (?:mais )?volta|"
         # lethal outcomes asked for with an amount or a medicine: "quantas ... pra sangrar até o
         # fim", "qual remédio faz o coração parar sem sentir dor"
         r"(?:quanto|quantos|quantas|qual quantidade|que quantidade|qual (?:a )?dose|(?:qual|que) "
         r"(?:remedio|comprimido|medicamento))\W+(?:\w+\W+){0,8}?(?:ate o fim|ate morrer|sem volta|"
         r"(?:faz|fazer|faca|deixa|para|parar) o coracao (?:parar|de vez)|o coracao parar|"
-        r"(?:pra|para) (?:o coracao|a respiracao) parar)|"
+        r"(?:pra|para) (?:o coracao|a respiracao) parar|(?:pra|para|de) parar (?:o coracao|a respiracao))|"
         r"(?:derrubar|apagar) de vez|passar do limite de proposito|limite (?:\w+\s+){0,3}?pra passar",
     ),
     (
         "self_harm",
         "method",
         # An amount asked for "de vez" (for good): "quanto paracetamol destrói o fígado de vez?"
-        r"(?:quanto|quantos|quantas|qual (?:a )?dose|qual quantidade)\W+(?:\w+\W+){0,6}?de vez\b",
+        r"(?:quanto|quantos|quantas|qual (?:a )?dose|qual quantidade)\W+(?:\w+\W+){0,10}?de vez\b",
     ),
     (
         "self_harm",
@@ -757,7 +767,8 @@ _INFORMATIONAL = re.compile(
         r"(?:infarto|avc|derrame|convulsao|desmaio|hemorragia)\W+(?:\w+\W+){0,2}?(?:ha|em|faz|no ano))",
         r"\b(?:se (?:um dia|algum dia|alguem|acontecer|eu tiver|ele tiver|ela tiver)|em caso de|caso (?:aconteca|alguem)|"
         r"o que fazer (?:se|quando|caso|em caso)|como (?:agir|ajudar) (?:se|quando|caso))\b",
-        r"\b(?:pode causar|pode dar|pode provocar|risco de|tem risco|aumenta o risco|previne|prevenir|evitar)\b",
+        r"\b(?:pode causar|pode dar|pode provocar|risco de|tem risco|aumenta o risco|previne|prevenir|evitar|"
+        r"prevencao)\b",
         r"\b(?:quem (?:ja )?(?:teve|tem|sofreu|pensa|pensou|sente|passa|passou)|pessoas? que (?:ja )?"
         r"(?:teve|tiveram|tem|pensam|sentem))\b",
         # a question about causes in general: "quais remédios podem deixar idoso confuso?"
@@ -765,6 +776,43 @@ _INFORMATIONAL = re.compile(
         r"deixam|provoca|provocam)\b",
         r"\b(?:algum dia|se um dia)\b",
     )
+)
+# A question about signs in general ("como a gente sabe que está tendo um infarto?", "quais
+# sintomas devo ficar de olho"): informational even with a present-tense verb inside it,
+# unless the message also calls for help now (_URGENT).
+_GENERIC_QUESTION = re.compile(
+    r"\bcomo (?:a gente|agente|eu|vc|voce|voces|se|uma pessoa|alguem|saber|sei|sabe|posso saber|"
+    r"faco pra saber|percebo|identifico|reconheco)\b(?:\W+\w+){0,2}?\W+(?:sabe|sei|saber|percebe|"
+    r"perceber|identifica|identificar|reconhece|reconhecer|diferencia|diferenciar|se|que|q)\b"
+    r"|\b(?:quais|que|q) (?:os |as |sao os |sao as )?(?:sinais|sintomas|sinal)\b"
+    r"|\b(?:ficar|fico|fica) de olho\b|\bprestar atencao\b|\bficar (?:atent[oa]|alerta)\b"
+    r"|\b(?:deu|vi|passou|saiu|li) (?:no|na|numa|num) (?:jornal|tv|televisao|novela|noticia|reportagem|"
+    r"internet|bula|instagram|tiktok|youtube|facebook|whatsapp|grupo|revista|programa)\b"
+    r"|\b(?:reportagem|noticia|documentario|palestra|setembro amarelo|trabalho da escola|"
+    r"trabalho de escola|atividade sobre)\b"
+    r"|\bnunca aconteceu\b|\bso (?:pra|para) (?:saber|prevenir|me prevenir)\b"
+    r"|\bpergunto (?:pq|porque|por que|por curiosidade|so)\b"
+)
+_URGENT = re.compile(
+    r"(?<!pronto-)(?<!pronto )\bsocorro\b|\burgente\b|\burgencia\b|\bme ajud\w*|"
+    r"\bagora\b|\bneste momento\b|\bnesse momento\b"
+)
+# A double dose of one's own medicine, taken by mistake, with the patient well ("tomei duas
+# vezes sem querer, tô normal, tem problema?"): the cards answer it; no child, no insulin,
+# no amount beyond a second dose, no sign named.
+_OWN_DOUBLE = re.compile(
+    r"\b(?:tomei|tomou)\b(?:\W+\w+){0,8}?\W+(?:duas vezes|2 vezes|dose dupla|em dobro|dobrad[oa]|"
+    r"duas doses|2 doses|o dobro|dose a mais|(?:1|um|uma) a mais|em vez de (?:1|um|uma)|de novo)\b"
+)
+# Medicines where even one extra dose is dangerous, and amounts past a second dose.
+_HIGH_RISK = re.compile(
+    r"insulin|varfarin|marevan|coumadin|glibenclamid|gliclazid|glimepirid|daonil|digoxin|litio|"
+    r"metotrexat|morfin|tramadol|clonazepam|rivotril|\b(?:3|tres|4|quatro|5|cinco|[6-9]|\d\d)\b"
+    r"(?! (?:anos|meses|dias|horas|h\b|da (?:manha|tarde)))"
+)
+_WELL = re.compile(
+    r"\b(?:nao (?:to|estou|ta|esta) sentindo nada|nao senti nada|nao sinto nada|"
+    r"(?:to|estou|ta|esta|tou) (?:normal|bem|otim[oa]|tranquil[oa])|sem (?:nenhum )?sintoma\w*)\b"
 )
 # An episode over by itself ("sangrou um pouco ontem, parou em 2 minutos"): weighs against
 # the exemplars only, never against a named sign ("teve convulsão, passou, mas não acorda").
@@ -790,11 +838,14 @@ _INFORMATIONAL_MORE = re.compile(
     # a hypothetical: "se (um dia) ficar / aparecer / acontecer / tiver / sentir / der ..."
     r"|(?:^|[,;:.?!'\"\u201c\u201d]\s*|\b(?:e|mas|caso)\s+)se (?:um dia |algum dia |por acaso |alguma vez )?"
     r"(?:\w+\s+){0,3}?(?:ficar|aparecer|acontecer|tiver|sentir|der|vier|comecar|surgir|notar|"
-    r"perceber|estiver|for|houver|acontecesse|tivesse|sentisse)\b"
+    r"perceber|estiver|for|houver|acontecesse|tivesse|sentisse|engolir|engolisse|beber|bebesse)\b"
+    r"|\bquando (?:\w+\s+){0,2}?(?:tiver|der|vier|acontecer|sentir|comecar|estiver|ficar)\b"
+    r"|\bna hora (?:da|de uma|de) crise\b|\bdurante (?:a|uma) crise\b"
 )
 _PRESENT = re.compile(
     _any(
-        r"\bagora\b",
+        r"\bagora\b(?!\W+(?:\w+\W+){0,2}?(?:pode|posso|podemos|quer|quero|queria|devo|deve|precisa|"
+        r"preciso|vou|vai|tenho que|tem que|tomo|toma|uso|usa)\b)",
         r"\bneste momento\b",
         r"\bnesse momento\b",
         r"\bde repente\b",
@@ -838,6 +889,9 @@ _FIGURATIVE = re.compile(
     r"medo|preguica|inveja|tedio|cansaco|raiva|ciumes?|curiosidade)\b"
     r"|\b(?:vai|vao|ia|iam|quer|querem) me matar de (?:rir|vergonha|susto|raiva|fome|tedio|preocupacao|"
     r"desgosto)\b"
+    # an intensifier: "essa fila tá de morrer", "um calor de matar"
+    r"|\b(?:ta|esta|tava|estava|e|foi|sao|fica|ficou) de (?:morrer|matar)\b"
+    r"|\b(?:calor|fila|frio|preguica|trabalho|transito|saudade) de (?:morrer|matar)\b"
     r"|\b(?:conta|contas|preco|precos|fila|filas|trabalho|calor|transito|chefe|boletos?|farmacia|"
     r"aluguel|burocracia)\W+(?:\w+\W+){0,3}?(?:vai|vao|ta|esta|estao) me matando\b"
     r"|\b(?:conta|contas|preco|precos|fila|filas|trabalho|calor|transito|chefe|boletos?|aluguel|"
@@ -860,7 +914,8 @@ class Assessment:
 
 @lru_cache(maxsize=1)
 def _compiled() -> list[tuple[str, str, re.Pattern[str]]]:
-    return [(kind, sub, re.compile(p)) for kind, sub, p in CONCEPTS]
+    # Every concept starts at a word: without it "acordei 2 vezes" read as "dei 2 vezes".
+    return [(kind, sub, re.compile(r"(?<!\w)(?:" + p + ")")) for kind, sub, p in CONCEPTS]
 
 
 def _blood_pressure(folded: str) -> tuple[int, int] | None:
@@ -991,6 +1046,15 @@ class EmergencyDetector:
         hits = concept_hits(_FIGURATIVE.sub(" ", folded))
         informational = bool(_INFORMATIONAL.search(folded) or _INFORMATIONAL_MORE.search(folded))
         present = bool(_PRESENT.search(folded))
+        generic = _GENERIC_QUESTION.search(folded)
+        if generic:
+            # A present-tense verb inside the general question ("como sei que estou tendo um
+            # infarto?") is not an event; one before it ("ele está com a boca torta, quais os
+            # sinais de AVC?") or a call for help still is.
+            informational = True
+            present = bool(_URGENT.search(folded)) or any(
+                m.start() < generic.start() for m in _PRESENT.finditer(folded)
+            )
         negated = bool(_NEGATED_SIGN.search(folded))
         if vector is None:
             vector = self._embed([folded])[0]
@@ -1002,6 +1066,7 @@ class EmergencyDetector:
             "negated_sign": negated,
             "resolved_cue": bool(_RESOLVED.search(folded)),
             "habitual_cue": bool(_HABITUAL.search(folded)),
+            "generic_question": bool(generic),
             **{f"nearest_{k}": round(v[0], 3) for k, v in near.items()},
         }
         info_sim = near.get("informational", (-1.0, ""))[0]
@@ -1029,9 +1094,17 @@ class EmergencyDetector:
 
         event = present or not informational
         poison = [s for k, s in hits if k == "poisoning"]
-        if poison and event:
-            return Assessment("poisoning", "poisoning", {**signals, "by": "concept"})
         medical = [s for k, s in hits if k == "medical"]
+        own_double = bool(
+            _OWN_DOUBLE.search(folded)
+            and _WELL.search(folded)
+            and not re.search(_CHILD, folded)
+            and not _HIGH_RISK.search(folded)
+            and not medical
+        )
+        signals["own_double_well"] = own_double
+        if poison and event and not own_double:
+            return Assessment("poisoning", "poisoning", {**signals, "by": "concept"})
         if medical and event and not (negated and not present):
             return Assessment("medical", medical[0], {**signals, "by": "concept"})
         settled = _RESOLVED.search(folded) or _HABITUAL.search(folded)
@@ -1049,5 +1122,10 @@ class EmergencyDetector:
 
 def _first_person(folded: str) -> bool:
     return bool(
-        re.search(r"\b(?:eu|me|mim|comigo|minha vida|meu|to|estou|quero|queria|vou)\b", folded)
+        # pronouns, and verbs in the first person: "tenho vontade de morrer", "comecei a ..."
+        re.search(
+            r"\b(?:eu|me|mim|comigo|minha vida|meu|to|estou|quero|queria|vou|tenho|sinto|penso|"
+            r"ando|fico|sou|acho|preciso|consigo|aguento|\w{2,}ei)\b",
+            folded,
+        )
     )
