@@ -34,11 +34,14 @@ from app.safety.pii import clean_question
 from evaluation.golden import GoldenCase, load_golden
 from evaluation.quality import ask_golden, build_agent
 
-# Chosen by 5-fold cross-validation within the tuning half: a threshold that refuses no
-# in-scope question of the tuning half kept false refusals at 0.02-0.03 on held-out folds;
-# allowing 2% on the tuning half let them rise to 0.04-0.06.
-MAX_FALSE_REFUSALS = 0.0
-C = 1.0
+# Chosen by 5-fold cross-validation within the tuning half (3 shuffles; 281 cases after the
+# third author's 150 joined it, 2026-12-01): held-out out-of-scope refused / in-scope refused
+# were 0.758 / 0.013 when the threshold refused no in-scope question of the training folds,
+# 0.820 / 0.019 at 1%, 0.841 / 0.022 at 2% and 0.867 / 0.035 at 3% (C=0.3; C=1.0 within
+# 0.01 of these, and a little more false refusals). 2% is the largest budget whose held-out
+# false refusals stay under the 0.03 target.
+MAX_FALSE_REFUSALS = 0.02
+C = 0.3
 
 
 def bank_text(question: str) -> str:
@@ -117,8 +120,11 @@ def train(rows: list[dict[str, Any]]) -> tuple[dict[str, Any], dict[str, Any]]:
     from sklearn.linear_model import LogisticRegression
     from sklearn.preprocessing import StandardScaler
 
-    tune = [r for r in rows if r["split"] == "tune"]
-    test = [r for r in rows if r["split"] == "test"]
+    # An escalated question never reaches the decision (the emergency answer comes first),
+    # so its signals say nothing about coverage: "qual o telefone do CVV pra quem tá com
+    # pensamento de se matar?" is in scope with p 0.10, and it set the threshold.
+    tune = [r for r in rows if r["split"] == "tune" and not r["emergency"]]
+    test = [r for r in rows if r["split"] == "test" and not r["emergency"]]
     x, y = matrix(tune)
     xt, yt = matrix(test)
     scaler = StandardScaler().fit(x)
