@@ -8,6 +8,7 @@ import logging
 import re
 import time
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Protocol
 
 import httpx
@@ -167,6 +168,27 @@ class _Candidate:
     para: int = 0
 
 
+@lru_cache(maxsize=1 << 12)
+def _quotable(text: str) -> tuple[tuple[int, int, str], ...]:
+    """(position, paragraph, sentence) of each sentence of a card that may be quoted: planted
+    instructions and unsafe advice never are. Cached by the card's text: a card is the same
+    text on every request of a build, and a changed card is a new key."""
+    out = []
+    pos = 0
+    for para, paragraph in enumerate(re.split(r"\n\s*\n", text)):
+        for sentence in sentences(paragraph):
+            pos += 1
+            if looks_like_injection(sentence) or unsafe_reasons(read(sentence), quoted=True):
+                continue
+            out.append((pos, para, sentence))
+    return tuple(out)
+
+
+@lru_cache(maxsize=1 << 15)
+def _terms(sentence: str) -> frozenset[str]:
+    return frozenset(tokenize(sentence))
+
+
 class ExtractiveGenerator:
     """Offline and deterministic: the answer is made of card sentences, each followed by its
     card's citation. It never writes anything else.
@@ -185,18 +207,11 @@ class ExtractiveGenerator:
         self.min_score = settings.extractive_min_sentence_score
 
     def _pool(self, parents: list[ContextChunk]) -> list[_Candidate]:
-        pool = []
-        for rank, parent in enumerate(parents):
-            pos = 0
-            for para, paragraph in enumerate(re.split(r"\n\s*\n", parent.text)):
-                for sentence in sentences(paragraph):
-                    pos += 1
-                    if looks_like_injection(sentence) or unsafe_reasons(
-                        read(sentence), quoted=True
-                    ):
-                        continue  # planted instructions and unsafe advice are never quoted
-                    pool.append(_Candidate(rank, pos, parent.id, sentence, para=para))
-        return pool
+        return [
+            _Candidate(rank, pos, parent.id, sentence, para=para)
+            for rank, parent in enumerate(parents)
+            for pos, para, sentence in _quotable(parent.text)
+        ]
 
     def _eligible(self, c: _Candidate, top: str, focus: Focus) -> bool:
         on_top = c.card == top
@@ -241,7 +256,7 @@ class ExtractiveGenerator:
             prior = MATCHED_BONUS * (c.text in matched[c.card]) + PARENT_WEIGHT * (
                 rank[parent.id] - best_parent
             )
-            words = set(tokenize(c.text)) if focus.terms else set()
+            words = _terms(c.text) if focus.terms else frozenset()
             lexical = sum(w for t, w in focus.terms.items() if t in words)
             named = (
                 sum(mentions_name(c.text, [e]) for e in focus.names) if len(focus.names) >= 2 else 0

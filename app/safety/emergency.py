@@ -976,6 +976,16 @@ class Bank:
     vectors: np.ndarray
     folded: list[str] = field(default_factory=list)
 
+    def __post_init__(self) -> None:
+        # per kind, its rows; per folded text, its rows (to skip the question itself)
+        self.rows: dict[str, np.ndarray] = {
+            kind: np.array([i for i, k in enumerate(self.kinds) if k == kind], dtype=np.int64)
+            for kind in dict.fromkeys(self.kinds)
+        }
+        self.same: dict[str, list[int]] = {}
+        for i, text in enumerate(self.folded):
+            self.same.setdefault(text, []).append(i)
+
 
 BANKS = ("emergency_bank.yaml", "emergency_bank_tune.yaml")
 
@@ -1030,15 +1040,16 @@ class EmergencyDetector:
         question is skipped, so the tuning half is measured leave-one-out."""
         bank = self.bank()
         sims = bank.vectors @ vector
-        per_kind: dict[str, list[tuple[float, str]]] = {}
-        for i, kind in enumerate(bank.kinds):
-            if folded and bank.folded[i] == folded:
-                continue
-            per_kind.setdefault(kind, []).append((float(sims[i]), bank.subkinds[i]))
+        skip = bank.same.get(folded, []) if folded else []
         out = {}
-        for kind, pairs in per_kind.items():
-            pairs.sort(reverse=True)
-            out[kind] = (sum(p[0] for p in pairs[:2]) / len(pairs[:2]), pairs[0][1])
+        for kind, rows in bank.rows.items():
+            if skip:
+                rows = rows[~np.isin(rows, skip)]
+            if not len(rows):
+                continue
+            kind_sims = sims[rows]
+            top = np.argsort(-kind_sims, kind="stable")[:2]
+            out[kind] = (float(kind_sims[top].mean()), bank.subkinds[rows[top[0]]])
         return out
 
     def assess(self, text: str, vector: np.ndarray | None = None) -> Assessment:
