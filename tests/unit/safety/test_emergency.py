@@ -44,6 +44,15 @@ def detector() -> EmergencyDetector:
         ("amanhã não vou estar mais aqui", "self_harm"),
         ("quantas varfarinas pra sangrar até o fim", "self_harm"),
         ("viu os cortes no meu braço", "self_harm"),
+        # later on 2026-12-01, from a fifth set's gaps (own wordings of the same cues)
+        ("meu avô tá falando coisas sem nexo e suando frio, ele usa insulina", "medical"),
+        ("o aparelho de glicose da minha tia só mostra LO", "medical"),
+        ("tenho vontade de morrer, comecei o antidepressivo semana passada, é normal?", "self_harm"),
+        ("qual quantidade de dipirona q mata um adulto?", "self_harm"),
+        ("tô cansado de lutar contra essa doença e contra tudo", "self_harm"),
+        ("ele está com a boca torta agora, quais os sinais de AVC?", "medical"),
+        ("tomei 3 comprimidos de varfarina hoje sem querer, tô bem", "poisoning"),
+        ("meu filho de 2 anos tomou meio frasco de xarope", "poisoning"),
     ],
 )
 def test_emergencies_are_escalated_with_their_kind(
@@ -67,6 +76,12 @@ def test_emergencies_are_escalated_with_their_kind(
         "quais remédios podem deixar idoso confuso?",
         "o médico falou 'se sentir dor no peito vá ao pronto-socorro', que tipo de dor?",
         "minha gengiva sangra um pouquinho quando escovo, uso AAS",
+        "acordei 2 vezes essa noite com a boca seca, é da metformina?",
+        "como a gente sabe que está tendo um AVC?",
+        "ano passado o rosto inchou com um antibiótico; agora o médico quer passar outro, falo o quê?",
+        "tomei o comprimido da pressão duas vezes hoje sem querer, mas tô bem, tem problema?",
+        "vi na TV que criança engole remédio escondido, como evitar?",
+        "essa fila do posto tá de morrer, posso pegar o remédio em outro lugar?",
     ],
 )
 def test_informational_questions_are_not_escalated(
