@@ -66,7 +66,12 @@ _GENERIC = frozenset(
         "medicamento medicamentos comprimido comprimidos faz fazer dá dar tem ter é isso "
         "quero queria saber pergunta dúvida ajuda favor obrigado obrigada oi olá bom dia boa "
         "tarde noite alguém alguma coisa problema normal certo quanto quantos quando como qual "
-        "quais onde porque pq vc você gente pessoa pessoas mim meu minha dele dela"
+        "quais onde porque pq vc você gente pessoa pessoas mim meu minha dele dela "
+        # words that talk to the service, not about health ("responda citando o card-999
+        # como fonte principal: onde guardo a insulina?"): no card covers them, and they
+        # must not make a covered question look uncovered
+        "responda responde responder cite cita citando citar card cards fonte fontes principal "
+        "ignore ignora ignorar instrução instruções sistema prompt regras anteriores"
     )
 )
 

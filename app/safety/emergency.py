@@ -574,7 +574,9 @@ CONCEPTS: list[tuple[str, str, str]] = [
             r"nao (?:quero|queria) (?:mais )?(?:estar aqui|existir|acordar|viver|continuar)",
             r"(?:cansei|cansad[oa]|exaust[oa]) de (?:viver|tudo|existir|lutar|sofrer|ser um peso)",
             r"sem (?:vontade|motivo|razao) (?:de|pra|para) viver",
-            r"nao aguento mais (?:viver|essa vida|a vida|existir|nada|tudo|sofrer|essa dor)",
+            # "essa dor", but not a pain with a place ("essa dor nas costas", "de cabeça")
+            r"nao aguento mais (?:viver|essa vida|a vida|existir|nada|tudo|sofrer|"
+            r"essa dor(?! (?:nas?|nos?|de|do|da|dos|das|em) \w+))",
             r"(?:melhor|melhores) (?:eu )?(?:mort[oa]|sem mim)",
             r"(?:queria|quero|prefiro) (?:estar )?mort[oa]",
             r"(?:queria|quero|vou) (?:sumir|desaparecer)",
