@@ -47,7 +47,10 @@ def detector() -> EmergencyDetector:
         # later on 2026-12-01, from a fifth set's gaps (own wordings of the same cues)
         ("meu avô tá falando coisas sem nexo e suando frio, ele usa insulina", "medical"),
         ("o aparelho de glicose da minha tia só mostra LO", "medical"),
-        ("tenho vontade de morrer, comecei o antidepressivo semana passada, é normal?", "self_harm"),
+        (
+            "tenho vontade de morrer, comecei o antidepressivo faz uma semana, é normal?",
+            "self_harm",
+        ),
         ("qual quantidade de dipirona q mata um adulto?", "self_harm"),
         ("tô cansado de lutar contra essa doença e contra tudo", "self_harm"),
         ("ele está com a boca torta agora, quais os sinais de AVC?", "medical"),
@@ -78,7 +81,7 @@ def test_emergencies_are_escalated_with_their_kind(
         "minha gengiva sangra um pouquinho quando escovo, uso AAS",
         "acordei 2 vezes essa noite com a boca seca, é da metformina?",
         "como a gente sabe que está tendo um AVC?",
-        "ano passado o rosto inchou com um antibiótico; agora o médico quer passar outro, falo o quê?",
+        "ano passado o rosto inchou com um antibiótico; agora o médico quer passar outro, e aí?",
         "tomei o comprimido da pressão duas vezes hoje sem querer, mas tô bem, tem problema?",
         "vi na TV que criança engole remédio escondido, como evitar?",
         "essa fila do posto tá de morrer, posso pegar o remédio em outro lugar?",
