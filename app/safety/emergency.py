@@ -783,9 +783,11 @@ _INFORMATIONAL = re.compile(
 # sintomas devo ficar de olho"): informational even with a present-tense verb inside it,
 # unless the message also calls for help now (_URGENT).
 _GENERIC_QUESTION = re.compile(
-    r"\bcomo (?:a gente|agente|eu|vc|voce|voces|se|uma pessoa|alguem|saber|sei|sabe|posso saber|"
-    r"faco pra saber|percebo|identifico|reconheco)\b(?:\W+\w+){0,2}?\W+(?:sabe|sei|saber|percebe|"
-    r"perceber|identifica|identificar|reconhece|reconhecer|diferencia|diferenciar|se|que|q)\b"
+    # a verb of knowing is required: "como a gente faz, que ele tá desmaiado" is a call
+    r"\bcomo (?:saber|sei|sabe|posso saber|faco pra saber|percebo|perceber|identifico|identificar|"
+    r"reconheco|reconhecer|diferenciar)\b"
+    r"|\bcomo (?:a gente|agente|eu|vc|voce|voces|se|uma pessoa|alguem)(?:\W+\w+){0,2}?\W+(?:sabe|sei|"
+    r"saber|percebe|perceber|identifica|identificar|reconhece|reconhecer|diferencia|diferenciar)\b"
     r"|\b(?:quais|que|q) (?:os |as |sao os |sao as )?(?:sinais|sintomas|sinal)\b"
     r"|\b(?:ficar|fico|fica) de olho\b|\bprestar atencao\b|\bficar (?:atent[oa]|alerta)\b"
     r"|\b(?:deu|vi|passou|saiu|li) (?:no|na|numa|num) (?:jornal|tv|televisao|novela|noticia|reportagem|"

@@ -56,6 +56,7 @@ def detector() -> EmergencyDetector:
         ("ele está com a boca torta agora, quais os sinais de AVC?", "medical"),
         ("tomei 3 comprimidos de varfarina hoje sem querer, tô bem", "poisoning"),
         ("meu filho de 2 anos tomou meio frasco de xarope", "poisoning"),
+        ("como a gente faz que ele tá desmaiado e não acorda", "medical"),
     ],
 )
 def test_emergencies_are_escalated_with_their_kind(
