@@ -816,7 +816,8 @@ _HIGH_RISK = re.compile(
 )
 _WELL = re.compile(
     r"\b(?:nao (?:to|estou|ta|esta) sentindo nada|nao senti nada|nao sinto nada|"
-    r"(?:to|estou|ta|esta|tou) (?:normal|bem|otim[oa]|tranquil[oa])|sem (?:nenhum )?sintoma\w*)\b"
+    # "bem" alone: "tá bem tonta" is "quite dizzy", not well
+    r"(?:to|estou|ta|esta|tou) (?:normal|otim[oa]|tranquil[oa]|bem(?!\s+[a-z]))|sem (?:nenhum )?sintoma\w*)\b"
 )
 # An episode over by itself ("sangrou um pouco ontem, parou em 2 minutos"): weighs against
 # the exemplars only, never against a named sign ("teve convulsão, passou, mas não acorda").

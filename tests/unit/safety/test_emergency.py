@@ -112,3 +112,20 @@ def test_a_sign_names_its_subkind() -> None:
     assert ("medical", "anaphylaxis") in concept_hits(
         fold("a boca dela inchou e a garganta está fechando")
     )
+
+
+@pytest.mark.parametrize(
+    ("question", "well"),
+    [
+        ("tomei o remédio da pressão duas vezes sem querer, tô bem, tem problema?", True),
+        ("tomei o omeprazol duas vezes hoje, tô normal", True),
+        # "bem" before a word is "quite": "tá bem tonta" is a sign, not a patient who is well
+        ("minha mãe tomou o remédio da pressão duas vezes sem querer e tá bem tonta", False),
+        ("tomei a insulina duas vezes sem querer, tô bem", False),
+        ("meu neto tomou o xarope duas vezes, tá bem", False),
+    ],
+)
+def test_a_second_dose_of_ones_own_medicine_while_well_is_told_apart(
+    detector: EmergencyDetector, question: str, well: bool
+) -> None:
+    assert detector.assess(question).signals["own_double_well"] is well
