@@ -789,7 +789,7 @@ _GENERIC_QUESTION = re.compile(
     r"|\bcomo (?:a gente|agente|eu|vc|voce|voces|se|uma pessoa|alguem)(?:\W+\w+){0,2}?\W+(?:sabe|sei|"
     r"saber|percebe|perceber|identifica|identificar|reconhece|reconhecer|diferencia|diferenciar)\b"
     r"|\b(?:quais|que|q) (?:os |as |sao os |sao as )?(?:sinais|sintomas|sinal)\b"
-    r"|\b(?:ficar|fico|fica) de olho\b|\bprestar atencao\b|\bficar (?:atent[oa]|alerta)\b"
+    r"|\bficar de olho\b|\bprestar atencao\b|\bficar (?:atent[oa]|alerta)\b"
     r"|\b(?:deu|vi|passou|saiu|li) (?:no|na|numa|num) (?:jornal|tv|televisao|novela|noticia|reportagem|"
     r"internet|bula|instagram|tiktok|youtube|facebook|whatsapp|grupo|revista|programa)\b"
     r"|\b(?:reportagem|noticia|documentario|palestra|setembro amarelo|trabalho da escola|"
@@ -843,7 +843,7 @@ _INFORMATIONAL_MORE = re.compile(
     # a hypothetical: "se (um dia) ficar / aparecer / acontecer / tiver / sentir / der ..."
     r"|(?:^|[,;:.?!'\"\u201c\u201d]\s*|\b(?:e|mas|caso)\s+)se (?:um dia |algum dia |por acaso |alguma vez )?"
     r"(?:\w+\s+){0,3}?(?:ficar|aparecer|acontecer|tiver|sentir|der|vier|comecar|surgir|notar|"
-    r"perceber|estiver|for|houver|acontecesse|tivesse|sentisse|engolir|engolisse|beber|bebesse)\b"
+    r"perceber|estiver|for|houver|acontecesse|tivesse|sentisse)\b"
     r"|\bquando (?:\w+\s+){0,2}?(?:tiver|der|vier|acontecer|sentir|comecar|estiver|ficar)\b"
     r"|\bna hora (?:da|de uma|de) crise\b|\bdurante (?:a|uma) crise\b"
 )

@@ -57,6 +57,8 @@ def detector() -> EmergencyDetector:
         ("tomei 3 comprimidos de varfarina hoje sem querer, tô bem", "poisoning"),
         ("meu filho de 2 anos tomou meio frasco de xarope", "poisoning"),
         ("como a gente faz que ele tá desmaiado e não acorda", "medical"),
+        ("e se ele engolir mais? ele já engoliu uns 10 comprimidos da avó", "poisoning"),
+        ("fica de olho nele que ele tá desmaiando toda hora", "medical"),
     ],
 )
 def test_emergencies_are_escalated_with_their_kind(
