@@ -11,8 +11,15 @@ from tests.fakes import FakeEmbedder
 
 
 @pytest.fixture(scope="module")
-def detector() -> EmergencyDetector:
-    return EmergencyDetector(FakeEmbedder().embed)
+def detector(tmp_path_factory: pytest.TempPathFactory) -> EmergencyDetector:
+    # Concepts and cues alone: a bank with no event exemplar, so the fake embedder's
+    # arbitrary neighbours decide nothing (the real ones are measured in the gate).
+    bank = tmp_path_factory.mktemp("bank") / "bank.yaml"
+    bank.write_text(
+        "- kind: informational\n  subkind: none\n  examples: [o que é pressão alta]\n",
+        encoding="utf-8",
+    )
+    return EmergencyDetector(FakeEmbedder().embed, bank_paths=[bank])
 
 
 @pytest.mark.parametrize(
@@ -59,6 +66,18 @@ def detector() -> EmergencyDetector:
         ("como a gente faz que ele tá desmaiado e não acorda", "medical"),
         ("e se ele engolir mais? ele já engoliu uns 10 comprimidos da avó", "poisoning"),
         ("fica de olho nele que ele tá desmaiando toda hora", "medical"),
+        # a fourth independent set: a past-time cue of another clause, an amount "em vez de",
+        # short forms of "quanto", a dose repeated by someone who thought it was forgotten
+        ("minha lingua ta inchando, comecei o enalapril semana passada", "medical"),
+        ("xixi cheio de sangue, to na varfarina e o inr tava alto mes passado", "medical"),
+        ("apliquei 30 unidades de insulina em vez de 3, errei a caneta", "poisoning"),
+        ("qnt de paracetamol é letal?", "self_harm"),
+        ("se eu tomar tudo e nao acordar seria um alivio pra minha familia", "self_harm"),
+        (
+            "ele achou que tinha esquecido o remédio e tomou de novo, agora tá vomitando",
+            "poisoning",
+        ),
+        ("a fala do meu avô ficou toda enrolada do nada", "medical"),
     ],
 )
 def test_emergencies_are_escalated_with_their_kind(
@@ -88,6 +107,9 @@ def test_emergencies_are_escalated_with_their_kind(
         "tomei o comprimido da pressão duas vezes hoje sem querer, mas tô bem, tem problema?",
         "vi na TV que criança engole remédio escondido, como evitar?",
         "essa fila do posto tá de morrer, posso pegar o remédio em outro lugar?",
+        "na bula do enalapril fala de inchaço na boca, isso é comum?",
+        "to estudando pra prova: qual a conduta na hipoglicemia com paciente inconsciente?",
+        "as fezes podem ficar escuras por causa do ferro? comecei semana passada",
     ],
 )
 def test_informational_questions_are_not_escalated(
