@@ -51,14 +51,21 @@ class Focus:
 
 
 _ASK = r"(?:posso|pode|podem|devo|deve|da pra|da para|quero|queria|vou|preciso|tenho que|tem que|seria bom|e bom|e melhor|ja posso)"
+# "cortar" is about the medicine only when it says so: "adoro couve, vou ter que cortar?" is
+# about the food.
+_CUT_PILL = r"cortar(?= (?:o |a |os |as )?(?:remedio|comprimido|dose|medicamento|ao meio|no meio|pela metade))"
+_CUT_STOP = (
+    r"cortar(?= (?:o |a |os |as )?(?:remedio|comprimido|dose|medicamento)s?\b"
+    r"(?! (?:ao meio|no meio|pela metade|em dois)))"
+)
 _NEEDS = {
     "stop": rf"\b{_ASK}\s+(?:\w+\s+){{0,2}}?(?:parar|suspender|largar|deixar de tomar|interromper|tirar|"
-    r"cortar|abandonar|ficar sem)\b|\b(?:parei|larguei|suspendi|deixei de tomar|interrompi|parar de tomar|"
+    rf"{_CUT_STOP}|abandonar|ficar sem)\b|\b(?:parei|larguei|suspendi|deixei de tomar|interrompi|parar de tomar|"
     r"parar o remedio|parar com o remedio|nao tomar mais|sem o remedio|paro|largo|suspendo|"
     r"interrompo|deixo de tomar|paramos|parando)\b",
     "double": r"\b(?:dobr\w*|tomar dois|tomar duas|dose dupla|em dobro|tomar (?:mais|outro|outra) "
     r"(?:comprimido|dose)|compens\w*|tomo de novo|tomar de novo|tomo outro|tomo outra)\b",
-    "change": rf"\b{_ASK}\s+(?:\w+\s+){{0,2}}?(?:aumentar|diminuir|reduzir|trocar|mudar|cortar|partir|"
+    "change": rf"\b{_ASK}\s+(?:\w+\s+){{0,2}}?(?:aumentar|diminuir|reduzir|trocar|mudar|{_CUT_PILL}|partir|"
     r"baixar|subir)\b|\b(?:aument|diminu|reduz|baix|sub)\w* (?:a|essa|minha) dose\b|"
     r"\btomar (?:mais|menos) (?:remedio|comprimido|dose)\b|\bmeio comprimido\b",
     "missed": r"\b(?:esqueci|esquecer|esqueceu|esquece|pulei|perdi a hora|nao tomei|"
@@ -89,6 +96,32 @@ def names_other_medicine(sentence: str, names: list[Entry]) -> bool:
     )
 
 
+# A line that already speaks to stopping, in the card's own words ("A retirada costuma ser
+# gradual e orientada pelo médico", "Tome o antibiótico até o fim ... mesmo que se sinta
+# melhor antes"): no other card's "não pare" is added to it.
+_SPEAKS_TO_STOP = re.compile(
+    r"\b(?:parar|pare|retirada|suspend\w*|suspens\w*|interromp\w*|ate o fim|reducao gradual)\b"
+)
+_SPEAKS_TO_STOP_HOW = re.compile(r"\b(?:medic\w*|orient\w*|gradual\w*|ate o fim|mesmo que)\b")
+
+
+def speaks_to_stop(sentence: str) -> bool:
+    folded = fold(sentence)
+    return bool(_SPEAKS_TO_STOP.search(folded) and _SPEAKS_TO_STOP_HOW.search(folded))
+
+
+def portable_guidance(sentence: str) -> bool:
+    """Guidance that reads right under any question: it names no medicine or condition, sets
+    no condition of its own ("Se você engravidar ...") and points back to nothing ("esses
+    sintomas"). Only such a line may come from a card about something else."""
+    folded = fold(sentence)
+    if re.match(r"se\b", folded) or re.search(
+        r"\b(?:ess[ea]s?|iss[oa]|dess[ea]s?|nesse|nessa)\b", folded
+    ):
+        return False
+    return not any(m.exact for m in vocabulary().find(sentence))
+
+
 def is_guidance(sentence: str, need: str | None) -> bool:
     """A sentence that tells the patient not to change the treatment on their own."""
     reading = read(sentence)
@@ -111,7 +144,14 @@ def guidance_sentence(
         (rank, p.id, s)
         for rank, p in enumerate(parents)
         for s in sentences(p.text)
-        if is_guidance(s, focus.need) and not looks_like_injection(s)
+        if is_guidance(s, focus.need)
+        and not looks_like_injection(s)
+        and (
+            rank == 0
+            or p.id in focus.about
+            or mentions_name(s, focus.names)
+            or portable_guidance(s)
+        )
     ]
     if not found:
         return None
@@ -296,7 +336,7 @@ class ExtractiveGenerator:
             # The best-matching card always speaks: its best sentence replaces the weakest.
             chosen = [*chosen[: self.max_sentences - 1], top_best]
         if focus.need in ("stop", "double", "change", "missed"):
-            chosen = self._with_guidance(chosen, ranked, focus)
+            chosen = self._with_guidance(chosen, ranked, top, focus)
         chosen = self._with_antecedents(chosen, pool, top, focus)
         chosen.sort(key=lambda c: (c.rank, c.pos))
         parts = [f"{c.text} [cite:{c.card}]" for c in chosen]
@@ -339,14 +379,26 @@ class ExtractiveGenerator:
         return out
 
     def _with_guidance(
-        self, chosen: list[_Candidate], ranked: list[_Candidate], focus: Focus
+        self, chosen: list[_Candidate], ranked: list[_Candidate], top: str, focus: Focus
     ) -> list[_Candidate]:
         """Make sure a stop/double/change question gets the cards' "do not do it on your own"
         guidance, preferring a card about the named medicine, then the best-ranked card (the
         one that answers), then the best match (as guidance_sentence)."""
         if any(is_guidance(c.text, focus.need) for c in chosen):
             return chosen
-        guidance = [c for c in ranked if is_guidance(c.text, focus.need)]
+        if focus.need == "stop" and any(speaks_to_stop(c.text) for c in chosen):
+            return chosen
+        guidance = [
+            c
+            for c in ranked
+            if is_guidance(c.text, focus.need)
+            and (
+                c.card in focus.about
+                or mentions_name(c.text, focus.names)
+                or c.card == top
+                or portable_guidance(c.text)
+            )
+        ]
         if not guidance:
             return chosen
         guidance.sort(

@@ -13,7 +13,14 @@ from langgraph.runtime import Runtime
 
 from app.agent.answerability import QuestionBank, content_terms
 from app.agent.answerability import decide as answerability
-from app.agent.generators import Focus, Generator, guidance_sentence, is_guidance, need_of
+from app.agent.generators import (
+    Focus,
+    Generator,
+    guidance_sentence,
+    is_guidance,
+    need_of,
+    speaks_to_stop,
+)
 from app.agent.safety import ESCALATION, REFUSAL, not_covered, topic_prefix
 from app.agent.state import AgentState, Turn
 from app.agent.text import sentences
@@ -399,6 +406,7 @@ def verify(state: AgentState, runtime: Runtime[AgentDeps]) -> dict[str, Any]:
         and focus.need
         and citations
         and not any(is_guidance(s, focus.need) for s in sentences(answer))
+        and not (focus.need == "stop" and any(speaks_to_stop(s) for s in sentences(answer)))
     ):
         # Whoever wrote the answer, a stop/double/change question gets the cards' guidance.
         found = guidance_sentence(

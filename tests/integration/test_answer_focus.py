@@ -43,3 +43,14 @@ def test_a_missed_dose_gets_the_answering_cards_guidance(service: Service) -> No
     assert [c["id"] for c in body["citations"]] == ["card-027"], body
     assert "Nunca tome dose dobrada" in body["answer"], body["answer"]
     assert "dia do exame" not in body["answer"], body["answer"]
+
+
+def test_a_stop_question_keeps_to_the_card_that_answers_it(service: Service) -> None:
+    """Before: the answering card's own "não pare de repente" was not taken as guidance, so
+    levothyroxine's "Se notar esses sintomas, não reduza nem suspenda o remédio sozinho;
+    ... exame de TSH" was added to an omeprazole question."""
+    question = "uso omeprazol faz 2 anos, posso parar de vez?"
+    body = httpx.post(f"{service.url}/api/ask", json={"question": question}, timeout=60).json()
+    assert [c["id"] for c in body["citations"]] == ["card-019"], body
+    assert "não pare de repente" in body["answer"], body["answer"]
+    assert "TSH" not in body["answer"], body["answer"]
