@@ -33,7 +33,7 @@ import numpy as np
 from app.agent.text import sentences
 from app.core.text import fold, tokenize
 from app.core.vocabulary import Mention
-from app.retrieval.coverage import CardLexicon
+from app.retrieval.coverage import CardLexicon, everyday
 from app.retrieval.models import ContextChunk
 
 MODEL_PATH = Path(__file__).resolve().with_name("answerability_model.json")
@@ -139,6 +139,13 @@ def content_terms(text: str) -> list[str]:
     return [t for t in tokenize(text) if t not in _GENERIC and not t.isdigit()]
 
 
+def decision_terms(text: str) -> list[str]:
+    """Content terms with everyday words in the cards' form, for the decision only (the
+    ranking and the answer's sentences keep the words as typed: measured, mapping them there
+    moved one test-half first citation to the wrong card)."""
+    return everyday(content_terms(text))
+
+
 def _mention_terms(mentions: list[Mention]) -> set[str]:
     return {t for m in mentions for t in tokenize(m.typed)} | {
         t for m in mentions for t in tokenize(m.entry.name)
@@ -154,7 +161,7 @@ def features(
     sentence_vectors: Callable[[list[str]], np.ndarray],
     bank: QuestionBank,
 ) -> dict[str, float]:
-    terms = content_terms(query)
+    terms = decision_terms(query)
     named = _mention_terms(mentions)
     residual = [t for t in terms if t not in named]
     ids = [c.id for c in candidates]

@@ -281,6 +281,9 @@ def _covered(state: AgentState, lexicon: CardLexicon, answerable: bool) -> bool:
     return covered
 
 
+FOLLOW_UP_FACTOR = 0.4  # x the model's threshold, for a question that carries the last topic
+
+
 def decide(state: AgentState, runtime: Runtime[AgentDeps]) -> dict[str, Any]:
     """Answer, not covered, or emergency (which always escalates, and answers too when the
     cards cover the question)."""
@@ -306,9 +309,24 @@ def decide(state: AgentState, runtime: Runtime[AgentDeps]) -> dict[str, Any]:
         deps.model,
         original=state["query"],
     )
-    covered = _covered(state, lexicon, decision.outcome == "answer")
+    answerable = decision.outcome == "answer"
+    follow_up = bool(carried or state.get("context_cards"))
+    if not answerable and follow_up and not decision.uncovered_terms:
+        # A follow-up ("e posso pegar sol?", "pode com cerveja?") says little by itself: the
+        # conversation's topic stands for the rest, so the bar is lower (tuning
+        # conversations: 5 in-scope follow-ups refused at p 0.05-0.18 -> 2; the one follow-up
+        # no card covers, p 0.005, stays refused).
+        answerable = decision.probability >= FOLLOW_UP_FACTOR * float(
+            decision.signals.get("threshold", 1.0)
+        )
+        decision.signals["follow_up_threshold"] = round(
+            FOLLOW_UP_FACTOR * float(decision.signals.get("threshold", 1.0)), 4
+        )
+    covered = _covered(state, lexicon, answerable)
     outcome = "emergency" if state.get("emergency") else ("answer" if covered else "not_covered")
     reason = decision.reason
+    if outcome == "answer" and decision.outcome != "answer":
+        reason = "Pergunta de continuação: os cartões cobrem o assunto da conversa."
     if outcome == "emergency":
         kind = {
             "medical": "emergência médica",
@@ -406,15 +424,22 @@ def verify(state: AgentState, runtime: Runtime[AgentDeps]) -> dict[str, Any]:
         and focus.need
         and citations
         and not any(is_guidance(s, focus.need) for s in sentences(answer))
-        and not (focus.need == "stop" and any(speaks_to_stop(s) for s in sentences(answer)))
+        # the extractive answer already quotes its card's own words on stopping; a model's
+        # answer still gets the cards' explicit "não pare por conta própria"
+        and not (
+            focus.need == "stop"
+            and state.get("generator") == "extractive"
+            and any(speaks_to_stop(s) for s in sentences(answer))
+        )
     ):
         # Whoever wrote the answer, a stop/double/change question gets the cards' guidance.
         found = guidance_sentence(
             state["parents"], focus, deps.vectors, np.asarray(state["query_vector"])
         )
         if found:
-            answer = f"{found[0]} [cite:{found[1]}] {answer}"
-            citations = list(dict.fromkeys([found[1], *citations]))
+            # after the answer: the card that answers keeps the first citation
+            answer = f"{answer} {found[0]} [cite:{found[1]}]"
+            citations = list(dict.fromkeys([*citations, found[1]]))
     if not citations and focus and focus.need:
         # Nothing verified is left, but a stop/double/change question still gets the
         # cards' guidance rather than a refusal.

@@ -93,6 +93,25 @@ def _prefix_of_some(term: str, card: frozenset[str]) -> bool:
     return len(term) >= 4 and any(t.startswith(term) for t in card)
 
 
+# Everyday words for what the cards say in other words, as stems: "depois do almoço" and
+# "antes de comer" are what a card means by "com ou sem alimento" and "após uma refeição"
+# ("a losartana depois do almoço?" was refused: no card has "almoço"). A card's terms get
+# the shared form too, so a question's word and a card's word meet there.
+EVERYDAY = {
+    "almoc": "refeica",
+    "jant": "refeica",
+    "com": "refeica",  # comer, comida (the preposition is a stopword, gone before stemming)
+    "lanch": "refeica",
+    "aliment": "refeica",
+    "refeico": "refeica",
+}
+
+
+def everyday(terms: Iterable[str]) -> list[str]:
+    """Terms with the everyday words in their shared form."""
+    return [EVERYDAY.get(t, t) for t in terms]
+
+
 _NAME_TOKEN = re.compile(r"[\w-]+")
 
 
@@ -109,7 +128,8 @@ def _phrases(folded: str, longest: int) -> set[str]:
 def build_lexicon(collection: str, cards: list[CardInfo], vocabulary: Vocabulary) -> CardLexicon:
     df: dict[str, int] = {}
     for card in cards:
-        card.terms = frozenset(tokenize(f"{card.title} {' '.join(card.topics)} {card.text}"))
+        words = tokenize(f"{card.title} {' '.join(card.topics)} {card.text}")
+        card.terms = frozenset(words) | frozenset(everyday(words))
         for t in card.terms:
             df[t] = df.get(t, 0) + 1
     n = max(len(cards), 1)

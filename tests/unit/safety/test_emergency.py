@@ -153,3 +153,39 @@ def test_a_second_dose_of_ones_own_medicine_while_well_is_told_apart(
     detector: EmergencyDetector, question: str, well: bool
 ) -> None:
     assert detector.assess(question).signals["own_double_well"] is well
+
+
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        # a fifth independent set: general cues it showed (not its words)
+        ("to me cortando com lamina pra aliviar a dor por dentro", "self_harm"),
+        ("faz semanas que venho juntando os comprimidos de dormir", "self_harm"),
+        ("nao tenho mais vontade de estar aqui", "self_harm"),
+        ("ela disse: se vc me deixar eu tomo todos os meus remedios", "self_harm"),
+        ("to aqui no terraco do predio e nao sei mais o que fazer", "self_harm"),
+        ("inalei cloro misturado com outro produto e to tossindo sem ar", "poisoning"),
+    ],
+)
+def test_a_fifth_sets_gaps(detector: EmergencyDetector, question: str, kind: str) -> None:
+    assert detector.assess(question).kind == kind
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        # every sign in a "se ..." clause, even with "agora" elsewhere
+        "se o açúcar dele baixar e ele desmaiar, o que eu faço? ele começou a insulina agora",
+        "qual o procedimento se um paciente engolir o remédio de outro por engano?",
+        # of long standing
+        "meu avô tem alzheimer e fica confuso à noite, é assim há anos; como organizo os remédios?",
+        # a little, even now
+        "to com um pouco de diarreia com a metformina, mas comendo e bebendo normal",
+        # a leaflet's warning, read by someone who is well
+        "tomo sertralina e to bem, mas a bula fala em pensamentos suicidas, é comum?",
+        # not a medicine taken, one gone without
+        "minha mãe diz que vai morrer se ficar sem o remédio dela, kkk, pego na farmácia popular?",
+    ],
+)
+def test_a_fifth_sets_false_alarms(detector: EmergencyDetector, question: str) -> None:
+    assert detector.assess(question).kind is None
