@@ -281,9 +281,6 @@ def _covered(state: AgentState, lexicon: CardLexicon, answerable: bool) -> bool:
     return covered
 
 
-FOLLOW_UP_FACTOR = 0.4  # x the model's threshold, for a question that carries the last topic
-
-
 def decide(state: AgentState, runtime: Runtime[AgentDeps]) -> dict[str, Any]:
     """Answer, not covered, or emergency (which always escalates, and answers too when the
     cards cover the question)."""
@@ -309,24 +306,9 @@ def decide(state: AgentState, runtime: Runtime[AgentDeps]) -> dict[str, Any]:
         deps.model,
         original=state["query"],
     )
-    answerable = decision.outcome == "answer"
-    follow_up = bool(carried or state.get("context_cards"))
-    if not answerable and follow_up and not decision.uncovered_terms:
-        # A follow-up ("e posso pegar sol?", "pode com cerveja?") says little by itself: the
-        # conversation's topic stands for the rest, so the bar is lower (tuning
-        # conversations: 5 in-scope follow-ups refused at p 0.05-0.18 -> 2; the one follow-up
-        # no card covers, p 0.005, stays refused).
-        answerable = decision.probability >= FOLLOW_UP_FACTOR * float(
-            decision.signals.get("threshold", 1.0)
-        )
-        decision.signals["follow_up_threshold"] = round(
-            FOLLOW_UP_FACTOR * float(decision.signals.get("threshold", 1.0)), 4
-        )
-    covered = _covered(state, lexicon, answerable)
+    covered = _covered(state, lexicon, decision.outcome == "answer")
     outcome = "emergency" if state.get("emergency") else ("answer" if covered else "not_covered")
     reason = decision.reason
-    if outcome == "answer" and decision.outcome != "answer":
-        reason = "Pergunta de continuação: os cartões cobrem o assunto da conversa."
     if outcome == "emergency":
         kind = {
             "medical": "emergência médica",
