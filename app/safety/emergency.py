@@ -1077,9 +1077,18 @@ def _blood_pressure(folded: str) -> tuple[int, int] | None:
     return sys_, dia
 
 
+@lru_cache(maxsize=256)
+def _matches(folded: str) -> tuple[tuple[str, str, int, int], ...]:
+    """(kind, subkind, start, end) of every match of every concept: one pass of the patterns
+    serves both the hits and their clauses."""
+    return tuple(
+        (kind, sub, *m.span()) for kind, sub, rx in _compiled() for m in rx.finditer(folded)
+    )
+
+
 def concept_spans(folded: str) -> list[tuple[int, int]]:
     """Where the concepts match (for the clause of a past-time cue)."""
-    return [m.span() for _, _, rx in _compiled() for m in rx.finditer(folded)]
+    return [(start, end) for _, _, start, end in _matches(folded)]
 
 
 # A dose many times the intended one: "apliquei 40 unidades de insulina em vez de 4"
@@ -1091,7 +1100,7 @@ _INSTEAD = re.compile(
 
 def concept_hits(folded: str) -> list[tuple[str, str]]:
     """(kind, subkind) of every concept the folded text matches."""
-    hits = [(kind, sub) for kind, sub, rx in _compiled() if rx.search(folded)]
+    hits = list(dict.fromkeys((kind, sub) for kind, sub, _, _ in _matches(folded)))
     instead = _INSTEAD.search(folded)
     if instead and int(instead.group(1)) >= 2 * int(instead.group(2)) > 0:
         hits.append(("poisoning", "poisoning"))
