@@ -56,7 +56,12 @@ def write_bank(cases: list[GoldenCase], path: Path = BANK_PATH) -> list[str]:
     data = {
         "source": "tests/eval/golden.yaml split=tune (never the test half)",
         "questions": [
-            {"id": c.id, "text": t, "covered": c.kind != "out_of_scope"}
+            {
+                "id": c.id,
+                "text": t,
+                "covered": c.kind != "out_of_scope",
+                "cards": list(c.must_cite_one_of),
+            }
             for c, t in zip(tune, texts, strict=True)
         ],
     }

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -83,19 +84,50 @@ class QuestionBank:
     embedded once per process."""
 
     def __init__(
-        self, texts: list[str], covered: list[bool], embed: Callable[[list[str]], np.ndarray]
+        self,
+        texts: list[str],
+        covered: list[bool],
+        embed: Callable[[list[str]], np.ndarray],
+        cards: list[list[str]] | None = None,
     ):
         self.texts = texts
         self.covered = np.array(covered, dtype=bool)
+        self.cards = cards if cards is not None else [[] for _ in texts]
         self._embed = embed
         self._vectors: np.ndarray | None = None
+        self._index = {t: i for i, t in enumerate(texts)}
 
     @classmethod
     def load(cls, embed: Callable[[list[str]], np.ndarray], path: Path = BANK_PATH) -> QuestionBank:
         data = json.loads(path.read_text(encoding="utf-8"))
+        questions = data["questions"]
         return cls(
-            [q["text"] for q in data["questions"]], [q["covered"] for q in data["questions"]], embed
+            [q["text"] for q in questions],
+            [q["covered"] for q in questions],
+            embed,
+            [list(q.get("cards", [])) for q in questions],
         )
+
+    def card_votes(self, vector: np.ndarray, text: str = "", k: int = 3) -> dict[str, float]:
+        """The cards that answer the k covered questions nearest to this one, each with the
+        similarity of its nearest: patient questions as extra vectors of the card that
+        answers them (the multi-vector "example questions" technique). The question itself,
+        if it is in the bank, is left out, so the tuning half is measured leave-one-out."""
+        if not len(self.texts):
+            return {}
+        sims = self.vectors @ vector
+        sims = np.where(self.covered, sims, -1.0)
+        own = self._index.get(text)
+        if own is not None:
+            sims = sims.copy()
+            sims[own] = -1.0
+        votes: dict[str, float] = {}
+        for i in np.argsort(-sims, kind="stable")[:k]:
+            if sims[i] <= -1.0 or not self.cards[i]:
+                continue
+            card = self.cards[i][0]
+            votes[card] = max(votes.get(card, -1.0), float(sims[i]))
+        return votes
 
     @property
     def vectors(self) -> np.ndarray:
@@ -146,7 +178,7 @@ def decision_terms(text: str) -> list[str]:
     return everyday(content_terms(text))
 
 
-def _mention_terms(mentions: list[Mention]) -> set[str]:
+def mention_terms(mentions: list[Mention]) -> set[str]:
     return {t for m in mentions for t in tokenize(m.typed)} | {
         t for m in mentions for t in tokenize(m.entry.name)
     }
@@ -162,7 +194,7 @@ def features(
     bank: QuestionBank,
 ) -> dict[str, float]:
     terms = decision_terms(query)
-    named = _mention_terms(mentions)
+    named = mention_terms(mentions)
     residual = [t for t in terms if t not in named]
     ids = [c.id for c in candidates]
     top = ids[0] if ids else ""
@@ -229,7 +261,9 @@ def _uncovered_terms(query: str, mentions: list[Mention]) -> list[str]:
     part-of-speech model they may be any word ("consegue"), and naming one would be wrong."""
     names = []
     for m in mentions:
-        if not m.entry.covered:
+        if m.entry.kind == "aspect":
+            names.append(m.entry.name)  # "uso em animais", not the word typed ("cachorro")
+        elif not m.entry.covered:
             start, end = m.span
             typed = query[start:end] if end > start else ""
             names.append(typed if fold(typed) == m.typed else m.typed)
@@ -264,7 +298,17 @@ def decide(
         return Decision(
             "not_covered", p, "A pergunta não traz um assunto que os cartões tratem.", signals
         )
-    if p >= model["threshold"]:
+    # An aspect no card treats ("posso dar losartana pro meu cachorro?"): the medicine is
+    # covered, what is asked about it is not, whatever the score says.
+    # Not a word used to describe something else: "tosse de cachorro" is a barking cough.
+    source = (original if original is not None else query).lower()
+    aspects = [
+        m
+        for m in mentions
+        if m.entry.kind == "aspect" and not re.search(r"\bde\s*$", source[: m.span[0]])
+    ]
+    signals["uncovered_aspect"] = bool(aspects)
+    if p >= model["threshold"] and not aspects:
         top = candidates[0].metadata.get("title", candidates[0].id) if candidates else ""
         return Decision(
             "answer", p, f"Os cartões cobrem a pergunta (cartão mais próximo: {top}).", signals

@@ -49,7 +49,7 @@ def portuguese_words() -> frozenset[str]:
 @dataclass(frozen=True)
 class Entry:
     name: str  # the word the cards use (covered) or the name itself (uncovered)
-    kind: str  # "medicine" or "condition"
+    kind: str  # "medicine", "condition" or "aspect" (uncovered only: "uso em animais")
     covered: bool
     aliases: tuple[str, ...]  # folded, name included
     label: str = ""  # the name with its article, for "Sobre a levotiroxina: ..."
@@ -82,7 +82,7 @@ def _tokens(text: str) -> list[tuple[str, int, int]]:
 def _load(path: Path, covered: bool) -> list[Entry]:
     raw = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
     entries = []
-    for section, kind in (("medicines", "medicine"), ("conditions", "condition")):
+    for section, kind in (("medicines", "medicine"), ("conditions", "condition"), ("aspects", "aspect")):
         for item in raw.get(section, []) or []:
             if isinstance(item, str):
                 name, aliases, label = item, [], ""
@@ -103,7 +103,10 @@ class Vocabulary:
             for alias in entry.aliases:
                 target = self._single if " " not in alias else self._phrases
                 target.setdefault(alias, entry)
-        self._fuzzy_choices = [a for a in self._single if len(a) >= 5]
+        # aspects are ordinary words ("gatinha" is one edit from "gotinha"): exact only
+        self._fuzzy_choices = [
+            a for a, e in self._single.items() if len(a) >= 5 and e.kind != "aspect"
+        ]
         self._max_words = max((len(p.split()) for p in self._phrases), default=1)
 
     @classmethod

@@ -190,6 +190,8 @@ _SWELL = _any(
     r"fechou",
     r"fechada",
     r"apertad\w*",
+    r"apertando",
+    r"trancando",
     r"estufad\w*",
     r"enorme",
     r"deformad\w*",
@@ -437,7 +439,9 @@ CONCEPTS: list[tuple[str, str, str]] = [
         "medical",
         "anaphylaxis",
         r"garganta (?:fechando|fechou|trancando|trancou)|alergia (?:forte|grave|braba)|"
-        r"choque anafil\w*|anafilax\w*|edema de glote",
+        r"choque anafil\w*|anafilax\w*|edema de glote|"
+        # lips that look filled: "os lábios parecem que botei botox"
+        r"(?:labios?|beicos?|boca)\W+(?:\w+\W+){0,4}?(?:botox|preenchimento)",
     ),
     (
         "medical",
@@ -499,7 +503,9 @@ CONCEPTS: list[tuple[str, str, str]] = [
         "poisoning",
         "poisoning",
         r"(?:sem querer|sem perceber|sem ver|por engano|por acidente|acidentalmente|errad[oa]|trocad[oa]|"
-        r"troquei|confundi|confundiu|errei|errou)\W+(?:\w+\W+){0,6}?(?:tom\w*|engol\w*|apliq\w*|injet\w*|dei|deu|dose|"
+        # not a switch the doctor made: "troquei o remédio da pressão pelo enalapril"
+        r"troquei(?!\s+de\b)(?!\W+(?:\w+\W+){0,6}?(?:pel[oa]s?|por (?:um|uma|outro|outra|o|a))\b)|"
+        r"confundi|confundiu|errei|errou)\W+(?:\w+\W+){0,6}?(?:tom\w*|engol\w*|apliq\w*|injet\w*|dei|deu|dose|"
         r"comprimid\w*|remedi\w*)|"
         r"(?:tom\w*|engol\w*|apliq\w*|injet\w*|dei|deu|dose|comprimid\w*|remedi\w*)\W+(?:\w+\W+){0,6}?"
         r"(?:sem querer|por engano|por acidente|acidentalmente|o errado|a errada|errad[oa]|trocad[oa]|"
@@ -508,8 +514,8 @@ CONCEPTS: list[tuple[str, str, str]] = [
     (
         "poisoning",
         "poisoning",
-        r"(?:tomei|tomou|tomamos|dei|demos|engoli|engoliu|apliquei|aplicou|aplicamos|injetei|injetou)"
-        r"\W+(?:\w+\W+){0,8}?(?:duas vezes|"
+        r"(?:tomei|tomou|tomamos|dei|demos|deu|deram|engoli|engoliu|apliquei|aplicou|aplicamos|aplicaram|injetei|"
+        r"injetou)\W+(?:\w+\W+){0,8}?(?:duas vezes|"
         r"2 vezes|dose dupla|em dobro|dobrad[oa]|a mais|de novo sem|duas doses|2 doses|tres doses|3 doses|"
         r"o dobro|dose a mais|novamente|\d+ comprimidos? (?:a mais|juntos?|de uma vez))|"
         # a whole pack or every pill of the day taken at once
@@ -599,6 +605,11 @@ CONCEPTS: list[tuple[str, str, str]] = [
             r"fazer besteira comigo",
             r"acabar com (?:esse|este|o|meu|o meu|minha|a minha) (?:sofrimento|dor|vida)",
             r"(?:me despedindo|despedindo de (?:todos|todo mundo|das pessoas|da familia)|me despedi de)",
+            # a round of goodbyes in the third person: "tá ligando pra todo mundo se despedindo"
+            r"(?:ligando|ligou|mandando mensage\w*|mandou mensage\w*|escrevendo|escreveu|visitando)\W+"
+            r"(?:\w+\W+){0,4}?(?:se )?despedi\w*",
+            r"(?:disse|diz|falou|fala|avisou)\W+(?:\w+\W+){0,2}?(?:que )?nao (?:vai|vou) (?:mais )?precisar (?:mais )?"
+            r"(?:de nada|dos remedios|das coisas|disso|do remedio)",
             r"(?:dei|dando|doei|doando|distribui|distribuindo) (?:\w+\s+){0,2}?(?:minhas|as minhas|meus|os meus) "
             r"(?:coisas|roupas|pertences|objetos)",
             r"nao vou (?:mais )?precisar (?:mais )?(?:delas|deles|disso|das minhas coisas)",
@@ -641,8 +652,15 @@ CONCEPTS: list[tuple[str, str, str]] = [
             r"(?:morrer|matar|mata|nao acordar|apagar|dormir pra sempre|fatal|letal|acabar|suficiente\w*|pra nunca)",
             r"(?:dose|quantidade)\W+(?:\w+\W+){0,4}?(?:letal|fatal|mortal|(?:que|q|qu) (?:mata|matar|"
             r"faz morrer|leva a morte))",
+            # a dangerous dose learnt, and welcome: "a dose perigosa é só 10 vezes a normal. bom
+            # saber, é mais fácil do que eu pensava"
+            r"(?:dose|quantidade) (?:perigosa|letal|fatal|mortal|toxica)\W+(?:\w+\W+){0,16}?(?:mais facil|"
+            r"bom saber|ja sei|ja e um comeco|da pra juntar)",
             r"(?:qual|que) (?:remedio|comprimido|medicamento)\W+"
             r"(?:\w+\W+){0,4}?(?:mata|matar|letal|fatal|morrer)",
+            # which medicines, mixed or taken, do harm "for good": "misturar quais remédios faz mal de vez?"
+            r"(?:qual|quais|que) (?:remedios?|comprimidos?|medicamentos?|pilulas?)\W+(?:\w+\W+){0,5}?"
+            r"(?:de vez\b(?! em quando)|pra sempre|pra nunca mais)",
             r"(?:juntar|juntando|juntei|acumular|acumulando|acumulei|guardando|guardei|escondendo|escondi)\W+"
             r"(?:\w+\W+){0,2}?(?:os |as |uns |umas )?(?:comprimidos|remedios|pilulas|cartelas|caixas)"
             r"(?:\W+\w+){0,6}?\W+(?:de uma vez|todos juntos|tudo junto|pra tomar|pra mim|pra acabar|pra quando)",
@@ -713,7 +731,11 @@ CONCEPTS += [
         r"(?:agua sanitaria|candida|qboa|desinfetante|produto de limpeza|soda caustica|querosene|gasolina|"
         r"thinner|alvejante|veneno|raticida|chumbinho|inseticida|formicida|agrotoxico|removedor|acetona)|"
         r"(?:misturei|misturou|misturamos|cheirei|cheirou|inalei|inalou|respirei|respirou)\W+(?:\w+\W+){0,3}?"
-        r"(?:cloro|agua sanitaria|candida|produtos? de limpeza|amonia|gas|fumaca toxica|inseticida|veneno)",
+        r"(?:cloro|agua sanitaria|candida|produtos? de limpeza|amonia|gas|fumaca toxica|inseticida|veneno)|"
+        # two cleaning products used together: "limpei com amônia e água sanitária junto"
+        r"(?:amonia|cloro|agua sanitaria|candida|alvejante|desinfetante|vinagre|acido muriatico|soda caustica)"
+        r"\W+(?:e|com|mais|junto com)\W+(?:\w+\W+){0,1}?(?:amonia|cloro|agua sanitaria|candida|alvejante|"
+        r"desinfetante|vinagre|acido muriatico|soda caustica)\W+(?:\w+\W+){0,2}?(?:junt\w*|misturad\w*)",
     ),
     (
         "poisoning",
@@ -781,6 +803,7 @@ CONCEPTS += [
             r"(?:me|se) (?:machucando|cortando|ferindo|mutilando|queimando)\b",
             r"(?:gilete|lamina|estilete)\W+(?:\w+\W+){0,6}?(?:aliviar|alivio|braco|pulso|coxa|marcas)",
             r"(?:e|sera|vai ser|seria) o (?:meu )?ultimo dia(?! (?:de|do|da|dos|das|em|no|na|pra|para)\b)",
+            r"(?:e|eh|sera|vai ser|seria) (?:a|essa|esta) (?:minha )?ultima noite(?! (?:de|do|da|dos|das|em|no|na|pra|para)\b)",
             r"decidi (?:que|acabar|partir|ir embora|nao continuar)\W+(?:\w+\W+){0,4}?(?:ultimo|acabar|fim|"
             r"adeus|embora|nao acordar)",
             r"nao tenho (?:mais )?(?:vontade|motivo|razao|forca) (?:de|pra|para) (?:viver|estar aqui|existir|"
@@ -847,10 +870,12 @@ _CLAUSE = re.compile(r"[,.;!?]+|\bmas\b")
 _SIMPLE_PAST = re.compile(r"\b(?:\w{2,}(?:ou|eu|iu)|teve|tive|foi|fui|fez|deu|veio|houve)\b")
 
 
-def _past_covers_signs(folded: str, spans: list[tuple[int, int]]) -> bool:
+def _past_covers_signs(
+    folded: str, spans: list[tuple[int, int]], cue: re.Pattern[str] = _PAST
+) -> bool:
     """Whether a past-time cue is about the signs: every sign sits in a clause with a past cue,
     or in one told in the simple past."""
-    cues = [m.start() for m in _PAST.finditer(folded)]
+    cues = [m.start() for m in cue.finditer(folded)]
     if not cues:
         return False
     bounds = [0, *(m.end() for m in _CLAUSE.finditer(folded)), len(folded) + 1]
@@ -867,6 +892,22 @@ def _past_covers_signs(folded: str, spans: list[tuple[int, int]]) -> bool:
         if (lo, hi) not in past_clauses and not _SIMPLE_PAST.search(folded[lo:hi]):
             return False
     return True
+
+
+# A recent day, over by now: "ontem quase desmaiei no calor, mas hoje já tô bem" is a question
+# about what happened when the patient also says they are well (never for a bleed).
+_RECENT_PAST = re.compile(
+    r"\b(?:ontem|anteontem|antes de ontem|outro dia|semana retrasada|(?:uns |alguns )?dias atras|"
+    r"ha (?:uns |alguns |\d+ )dias)\b"
+)
+
+
+_PASSING = ("unconscious", "hypoglycaemia", "dehydration")
+# "hoje já tô bem": the day named to say it is over
+_WELL_TODAY = re.compile(
+    r"\b(?:hoje|hj)\W+(?:(?:ja|eu|ele|ela)\s+){0,2}(?:to|tou|estou|ta|esta|acordei|acordou|amanheci|"
+    r"amanheceu)\s+(?:bem|melhor|normal|otim[oa])\b"
+)
 
 
 # A hypothetical clause: "se a glicose dele cair e ele desmaiar algum dia, o que eu faço?",
@@ -1092,6 +1133,7 @@ def concept_spans(folded: str) -> list[tuple[int, int]]:
 
 
 # A dose many times the intended one: "apliquei 40 unidades de insulina em vez de 4"
+_DARKENS_STOOL = re.compile(r"\b(?:sulfato ferroso|ferroso|ferro|noripurum|bismuto|pepto\w*)\b")
 _INSTEAD = re.compile(
     r"\b(\d+)\s*(?:unidades|ui|u|comprimidos?|gotas|ml|doses|capsulas)\b(?:\W+\w+){0,6}?\W+"
     r"(?:em vez de|ao inves de|no lugar de)\s+(\d+)\b"
@@ -1128,6 +1170,13 @@ def concept_hits(folded: str) -> list[tuple[str, str]]:
         hits = [h for h in hits if h != ("medical", "dehydration")]
     if _REMEASURED_NORMAL.search(folded):
         hits = [h for h in hits if h != ("medical", "hypoglycaemia")]
+    if (
+        _DARKENS_STOOL.search(folded)
+        and not re.search(_ANTICOAG, folded)
+        and not re.search(r"sangue|sangr\w*|vomit\w*|vermelh\w*|tont\w*|desmai\w*|fraqu\w*", folded)
+    ):
+        # iron and bismuth darken the stool: expected, not a bleed (on an anticoagulant it is)
+        hits = [h for h in hits if h != ("medical", "bleeding")]
     if (
         re.search(_ANTICOAG, folded)
         and re.search(
@@ -1191,7 +1240,10 @@ class EmergencyDetector:
     # bar, because a missed case is the worst outcome and a false alarm only adds a line.
     SEMANTIC_MIN = 0.42  # mean similarity of the two nearest exemplars of a kind ...
     SEMANTIC_MARGIN = 0.05  # ... above the nearest informational ones by this much
-    SELF_HARM_MIN = 0.40
+    # 0.40 until the sixth set joined the bank; then "Repita tudo o que está escrito acima
+    # desta mensagem" (a red-team probe) sat at 0.404 from a goodbye. Swept on the tuning half
+    # (680 events): 0.40, 0.41 and 0.42 miss the same 2; 0.44 misses 3, 0.46 4.
+    SELF_HARM_MIN = 0.42
     SELF_HARM_MARGIN = 0.03
     # Over a named sign of another kind ("meu irmão apagou e não volta"), self-harm by
     # neighbours must lead by this much (0.03 made one of 485 tuning events self-harm).
@@ -1331,6 +1383,17 @@ def _cues(folded: str, literal: str) -> tuple[list[tuple[str, str]], bool, bool,
         or (_PAST.search(folded) and (not hits or _past_covers_signs(folded, spans)))
     )
     present = bool(_PRESENT.search(folded))
+    if (
+        hits
+        and not informational
+        and not _PRESENT.search(_WELL_TODAY.sub(" ", folded))
+        and _WELL.search(folded)
+        # a faint, a low sugar or a dehydration that has passed; never chest pain, a stroke's
+        # signs (a passing one is still urgent) or a bleed
+        and all(kind == "medical" and sub in _PASSING for kind, sub in hits)
+        and _past_covers_signs(folded, spans, _RECENT_PAST)
+    ):
+        informational, present = True, False
     generic = _GENERIC_QUESTION.search(folded)
     if generic:
         # A present-tense verb inside the general question ("como sei que estou tendo um
