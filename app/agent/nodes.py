@@ -11,7 +11,7 @@ from typing import Any, Literal
 import numpy as np
 from langgraph.runtime import Runtime
 
-from app.agent.answerability import QuestionBank, mention_terms, content_terms
+from app.agent.answerability import QuestionBank, content_terms, mention_terms
 from app.agent.answerability import decide as answerability
 from app.agent.generators import (
     Focus,
@@ -228,9 +228,7 @@ def retrieve(state: AgentState, runtime: Runtime[AgentDeps]) -> dict[str, Any]:
     # Known patient questions near this one vote for the card that answers them (tuning half:
     # recall@1 0.926 -> 0.952 leave-one-out, at weight 0.5 over a similarity of 0.5, 3 nearest;
     # 0.1-0.3 and floors 0.6-0.7 gained less).
-    votes = deps.bank.card_votes(
-        np.asarray(state["query_vector"]), state["search_query"], k=BANK_K
-    )
+    votes = deps.bank.card_votes(np.asarray(state["query_vector"]), state["search_query"], k=BANK_K)
     for card, sim in votes.items():
         if sim > BANK_FLOOR:
             boost[card] = boost.get(card, 0.0) + BANK_WEIGHT * (sim - BANK_FLOOR)

@@ -82,7 +82,11 @@ def _tokens(text: str) -> list[tuple[str, int, int]]:
 def _load(path: Path, covered: bool) -> list[Entry]:
     raw = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
     entries = []
-    for section, kind in (("medicines", "medicine"), ("conditions", "condition"), ("aspects", "aspect")):
+    for section, kind in (
+        ("medicines", "medicine"),
+        ("conditions", "condition"),
+        ("aspects", "aspect"),
+    ):
         for item in raw.get(section, []) or []:
             if isinstance(item, str):
                 name, aliases, label = item, [], ""

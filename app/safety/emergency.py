@@ -76,6 +76,7 @@ _PILLS = _any(
     r"medicament\w*",
     r"drage\w*",
     r"blister\w*",
+    r"gominh\w*",
 )
 _SWALLOW = _any(
     r"engol\w*",
@@ -419,6 +420,13 @@ CONCEPTS: list[tuple[str, str, str]] = [
         r"pode ser|sera que (?:e|ta)|parece)\W+(?:\w+\W+){0,3}?(?:um |uma )?(?:avc|derrame)",
     ),
     ("medical", "heart_attack", rf"{_CHEST_PAIN}{G}{_CHEST}|{_CHEST}{G}{_CHEST_PAIN}"),
+    # a nitrate under the tongue that did not help
+    (
+        "medical",
+        "heart_attack",
+        r"(?:isordil|nitrato|nitroglicerina|dinitrato|sublingual|embaixo da lingua)\W+(?:\w+\W+){0,8}?"
+        r"(?:nao (?:melhorou|passou|aliviou|resolveu|adiantou)|continua|piorou)",
+    ),
     (
         "medical",
         "heart_attack",
@@ -461,6 +469,8 @@ CONCEPTS: list[tuple[str, str, str]] = [
     (
         "medical",
         "bleeding",
+        # not a question about what may come: "posso fazer tatuagem ou vai sangrar demais?"
+        r"(?<!\bvai )(?<!\bvou )(?<!\bpode )(?<!\biria )(?<!\bpossa )"
         r"(?:sangr\w*|sangue)\W+(?:\w+\W+){0,3}?(?:sem parar|nao para|nao parou|nao estanca|muito|demais|jorrando|"
         r"bastante|horrores)|hemorragia|sangramento (?:forte|grande|que nao para|sem parar|intenso)|"
         r"(?:urina|xixi)\W+(?:\w+\W+){0,2}?(?:sangue|vermelh\w*|cor de coca)|"
@@ -509,20 +519,25 @@ CONCEPTS: list[tuple[str, str, str]] = [
         r"comprimid\w*|remedi\w*)|"
         r"(?:tom\w*|engol\w*|apliq\w*|injet\w*|dei|deu|dose|comprimid\w*|remedi\w*)\W+(?:\w+\W+){0,6}?"
         r"(?:sem querer|por engano|por acidente|acidentalmente|o errado|a errada|errad[oa]|trocad[oa]|"
-        r"achando que (?:era|fosse))",
+        r"achando (?:que|q) (?:era|fosse)|se confundiu|se confundiram|confundiu|confundi)",
     ),
     (
         "poisoning",
         "poisoning",
         r"(?:tomei|tomou|tomamos|dei|demos|deu|deram|engoli|engoliu|apliquei|aplicou|aplicamos|aplicaram|injetei|"
-        r"injetou)\W+(?:\w+\W+){0,8}?(?:duas vezes|"
+        r"injetou)\W+(?:\w+\W+){0,8}?(?:(?:3|4|5|tres|quatro|cinco) vezes(?! (?:ao|por|no|na|pro|pra) )|"
+        r"(?:da manha|de manha) e (?:o |a )?(?:da|de) noite (?:\w+\W+){0,1}?(?:juntos|juntas|junto|de uma vez)|"
+        r"duas vezes|"
         r"2 vezes|dose dupla|em dobro|dobrad[oa]|a mais|de novo sem|duas doses|2 doses|tres doses|3 doses|"
         r"o dobro|dose a mais|novamente|\d+ comprimidos? (?:a mais|juntos?|de uma vez))|"
         # a whole pack or every pill of the day taken at once
         r"(?:tomei|tomou|tomando|engoli|engoliu|bebi|bebeu|bebendo)\W+(?:\w+\W+){0,3}?(?:todos os (?:comprimidos|remedios)|"
         r"todas as (?:pilulas|capsulas|doses)|(?:a|uma) cartela (?:quase )?(?:inteira|toda)|"
         r"(?:o|um) (?:vidro|frasco) (?:quase )?(?:inteiro|todo)|(?:a|uma) caixa (?:quase )?(?:inteira|toda)|"
-        r"(?:o|um) (?:vidro|frasco) de \w+ (?:quase )?(?:inteiro|todo))",
+        r"(?:o|um) (?:vidro|frasco) de \w+ (?:quase )?(?:inteiro|todo)|"
+        r"(?:a|uma) (?:caixa|cartela) (?:de|do|da) \w+(?! (?:de|do|da|que|q|e)\b))|"
+        # a child given an adult's dose
+        rf"{_CHILD}\W+(?:\w+\W+){{0,8}}?(?:dose|comprimido|remedio) (?:\w+\W+){{0,3}}?(?:de|pra|para) adulto",
     ),
     (
         "poisoning",
@@ -722,7 +737,22 @@ CONCEPTS += [
         + _PILLS
         + r"|"
         + _PILLS
-        + r"\W+(?:\w+\W+){0,6}?(?:mata|matar|morre|morrer|fatal|letal|mortal)\b",
+        + r"\W+(?:\w+\W+){0,6}?(?:mata|matar|morre|morrer|fatal|letal|mortal)\b"
+        # what a medicine kills is not the patient: "mata a fome", "mata o vírus"
+        r"(?!\s+(?:a|o|os|as)\s+(?:fome|virus|bacteria\w*|dor|sede|gripe|germes?|fungos?|vermes?|piolhos?|"
+        r"lombrigas?|bichos?|pulgas?|carrapatos?|ratos?|baratas?|mosquitos?))",
+    ),
+    (
+        "poisoning",
+        "poisoning",
+        # breathed in: a chemical used in a closed room or without a mask, a gas left open
+        r"(?:veneno|inseticida|agrotoxico|thinner|solvente|tinta|formicida|raticida|dedetiza\w*|cloro|"
+        r"agua sanitaria|amonia|querosene|gasolina)\W+(?:\w+\W+){0,8}?(?:fechad[oa]s?|sem mascara|"
+        r"sem ventila\w*|sem janela)|"
+        r"(?:fechad[oa]s?|sem mascara|sem ventila\w*)\W+(?:\w+\W+){0,8}?(?:veneno|inseticida|agrotoxico|thinner|"
+        r"solvente|tinta|formicida|dedetiza\w*)|"
+        r"(?:gas|botijao)\W+(?:\w+\W+){0,4}?(?:ficou aberto|vazando|vazou|aberto a noite|aberto o dia)|"
+        r"vazamento de gas|cheiro de gas",
     ),
     (
         "poisoning",
@@ -854,6 +884,13 @@ _INFORMATIONAL = re.compile(
         r"^(?:\w+\W+){0,3}?(?:quais|que|qual)\s+(?:\w+\s+){0,2}?(?:pode|podem|causa|causam|deixa|"
         r"deixam|provoca|provocam)\b",
         r"\b(?:algum dia|se um dia)\b",
+        # "anafilaxia é a mesma coisa que choque anafilático?"
+        r"\b(?:e|eh|sao) (?:a )?(?:mesma|msm) coisa\b",
+        # someone in general: "induzir vômito é certo quando alguém engole veneno?"
+        r"\bquando (?:alguem|uma pessoa|a pessoa|uma crianca|a crianca|um idoso|o paciente)\b",
+        # a fear of what might happen: "tenho medo dele achar o pote"
+        r"\b(?:tenho|tem|fico com) (?:muito )?medo (?:de|dele|dela|que|q|do|da)\b(?! (?:mim|me|fazer))",
+        r"\bem excesso\b",
     )
 )
 # An event in the past ("tive um desmaio ano passado"): informational for the signs in its own
@@ -865,6 +902,9 @@ _PAST = re.compile(
     r"mes passado|semana passada|em \d{4}|ja tive|ja teve|ja tivemos|quando (?:eu )?tive|"
     r"depois (?:do|que tive o|que teve o) (?:infarto|avc|derrame)|historico|(?:tive|teve) (?:um |uma )?"
     r"(?:infarto|avc|derrame|convulsao|desmaio|hemorragia)\W+(?:\w+\W+){0,2}?(?:ha|em|faz|no ano))"
+)
+_RECUR = re.compile(
+    r"\b(?:de novo|outra vez|novamente|mesma dor|mesmos sintomas|voltou a|voltaram a)\b"
 )
 _CLAUSE = re.compile(r"[,.;!?]+|\bmas\b")
 _SIMPLE_PAST = re.compile(r"\b(?:\w{2,}(?:ou|eu|iu)|teve|tive|foi|fui|fez|deu|veio|houve)\b")
@@ -906,7 +946,7 @@ _PASSING = ("unconscious", "hypoglycaemia", "dehydration")
 # "hoje já tô bem": the day named to say it is over
 _WELL_TODAY = re.compile(
     r"\b(?:hoje|hj)\W+(?:(?:ja|eu|ele|ela)\s+){0,2}(?:to|tou|estou|ta|esta|acordei|acordou|amanheci|"
-    r"amanheceu)\s+(?:bem|melhor|normal|otim[oa])\b"
+    r"amanheceu)\s+(?:bem|melhor|normal|otim[oa]|estavel)\b"
 )
 
 
@@ -938,7 +978,7 @@ def _all_hypothetical(folded: str, spans: list[tuple[int, int]]) -> bool:
 # unless the message tells of something now.
 _CHRONIC = re.compile(
     r"\b(?:(?:e|eh) assim (?:ha|faz) (?:anos|meses|muito tempo)|sempre foi assim|ha (?:muitos )?anos|"
-    r"faz (?:muitos )?anos|desde sempre|(?:ja )?faz (?:muito )?tempo que e assim)\b"
+    r"faz (?:muitos )?anos|desde sempre|(?:ja )?faz (?:muito )?tempo que e assim|ate hoje|sequelas?)\b"
 )
 # A reading taken again and normal: "deu LO mas era a tira vencida, medi de novo e deu 98".
 _REMEASURED_NORMAL = re.compile(
@@ -1045,8 +1085,8 @@ _PRESENT = re.compile(
         r"\bque faco\b",
         r"\bfaco o que\b",
         r"\bnao sei o que fazer\b",
-        r"\bhoje\b",
-        r"\bhj\b",
+        r"(?<!\bate )\bhoje\b",
+        r"(?<!\bate )\bhj\b",
         r"\bha \d+ (?:minutos|min|horas?)\b",
         r"\b(?:ha|faz) (?:poucos|alguns|uns|umas) (?:minutos|instantes|segundos)\b",
         r"\b(?:agora pouco|agorinha|ainda agora|ha pouco)\b",
@@ -1133,10 +1173,20 @@ def concept_spans(folded: str) -> list[tuple[int, int]]:
 
 
 # A dose many times the intended one: "apliquei 40 unidades de insulina em vez de 4"
+_TIMING_SLIP = re.compile(
+    r"\bcom (?:o |a )?(?:cafe|leite|comida|suco|cha|refeicao|almoco|janta|estomago cheio)\b|fora do horario|"
+    r"no horario errado|atrasad\w*|mais tarde|(?:antes|depois) do (?:cafe|almoco|jantar)|em jejum|sem jejum"
+)
+_OVERDOSE_WORDS = re.compile(
+    r"vezes|dupla|dobr\w*|a mais|demais|cartela|caixa|vidro|frasco|\btod[oa]s\b|em vez de|excesso|overdose|"
+    r"intoxic\w*|envenen\w*|engol\w*|\b\d+ (?:comprimidos|capsulas|gotas|unidades)"
+)
 _DARKENS_STOOL = re.compile(r"\b(?:sulfato ferroso|ferroso|ferro|noripurum|bismuto|pepto\w*)\b")
 _INSTEAD = re.compile(
+    # "30 unidades em vez de 10"; "tomei 2 tramadol em vez de 1" (a number, a name, then the other)
     r"\b(\d+)\s*(?:unidades|ui|u|comprimidos?|gotas|ml|doses|capsulas)\b(?:\W+\w+){0,6}?\W+"
     r"(?:em vez de|ao inves de|no lugar de)\s+(\d+)\b"
+    r"|\b(\d+)\s+[a-z]{4,}\s+(?:em vez de|ao inves de|no lugar de)\s+(\d+)\b"
 )
 
 
@@ -1144,8 +1194,10 @@ def concept_hits(folded: str) -> list[tuple[str, str]]:
     """(kind, subkind) of every concept the folded text matches."""
     hits = list(dict.fromkeys((kind, sub) for kind, sub, _, _ in _matches(folded)))
     instead = _INSTEAD.search(folded)
-    if instead and int(instead.group(1)) >= 2 * int(instead.group(2)) > 0:
-        hits.append(("poisoning", "poisoning"))
+    if instead:
+        taken, due = instead.group(1, 2) if instead.group(1) else instead.group(3, 4)
+        if int(taken) >= 2 * int(due) > 0:
+            hits.append(("poisoning", "poisoning"))
     bp = _blood_pressure(folded)
     pregnant = re.search(r"\b(?:gravida|gestante|gestacao|gravidez)\b", folded)
     if (
@@ -1168,6 +1220,14 @@ def concept_hits(folded: str) -> list[tuple[str, str]]:
         )
     ):
         hits = [h for h in hits if h != ("medical", "dehydration")]
+    if (
+        ("poisoning", "poisoning") in hits
+        and _TIMING_SLIP.search(folded)
+        and not _OVERDOSE_WORDS.search(folded)
+        and not re.search(_CHILD, folded)
+    ):
+        # a slip in how or when, not in how much: "tomei a levotiroxina com café sem querer"
+        hits = [h for h in hits if h != ("poisoning", "poisoning")]
     if _REMEASURED_NORMAL.search(folded):
         hits = [h for h in hits if h != ("medical", "hypoglycaemia")]
     if (
@@ -1297,7 +1357,7 @@ class EmergencyDetector:
     def assess(self, text: str, vector: np.ndarray | None = None) -> Assessment:
         folded = fold(text)
         literal = _FIGURATIVE.sub(" ", folded)
-        hits, informational, present, generic, hypothetical = _cues(folded, literal)
+        hits, informational, present, generic, hypothetical, not_own = _cues(folded, literal)
         negated = bool(_NEGATED_SIGN.search(folded))
         if vector is None:
             vector = self._embed([folded])[0]
@@ -1311,6 +1371,7 @@ class EmergencyDetector:
             "habitual_cue": bool(_HABITUAL.search(folded)),
             "generic_question": bool(generic),
             "hypothetical": hypothetical,
+            "not_own_intent": not_own,
             **{f"nearest_{k}": round(v[0], 3) for k, v in near.items()},
         }
         info_sim = near.get("informational", (-1.0, ""))[0]
@@ -1337,7 +1398,7 @@ class EmergencyDetector:
         # By neighbours, self-harm must be the nearest kind of event; over a named sign of
         # another kind ("urticária e respirando mal"), nearer by the self-harm margin.
         lead = self.SELF_HARM_LEAD if hits else 0.0
-        if sub and near["self_harm"][0] >= other + lead:
+        if sub and not not_own and near["self_harm"][0] >= other + lead:
             return Assessment("self_harm", sub, {**signals, "by": "neighbours"})
 
         event = present or not informational
@@ -1373,14 +1434,20 @@ class EmergencyDetector:
         return Assessment(None, None, signals)
 
 
-def _cues(folded: str, literal: str) -> tuple[list[tuple[str, str]], bool, bool, bool, bool]:
-    """(concept hits, informational, present, general question, every sign hypothetical)."""
+def _cues(folded: str, literal: str) -> tuple[list[tuple[str, str]], bool, bool, bool, bool, bool]:
+    """(concept hits, informational, present, general question, every sign hypothetical,
+    self-harm words that are not the writer's intent now)."""
     hits = concept_hits(literal)
     spans = concept_spans(literal) if hits else []
     informational = bool(
         _INFORMATIONAL.search(folded)
         or _INFORMATIONAL_MORE.search(folded)
-        or (_PAST.search(folded) and (not hits or _past_covers_signs(folded, spans)))
+        or (
+            _PAST.search(folded)
+            and (not hits or _past_covers_signs(folded, spans))
+            # a past event back now: "já infartou ano passado e agora tá com a mesma dor de novo"
+            and not (_PRESENT.search(folded) and _RECUR.search(folded))
+        )
     )
     present = bool(_PRESENT.search(folded))
     if (
@@ -1412,7 +1479,47 @@ def _cues(folded: str, literal: str) -> tuple[list[tuple[str, str]], bool, bool,
         )
     if _CHRONIC.search(folded) and not present:
         hits = [h for h in hits if h[0] != "medical"]
-    return hits, informational, present, bool(generic), hypothetical
+    not_own = _not_own_intent(folded, literal)
+    if not_own:
+        # a topic, not an intent; and the exemplars, which share its words, do not decide
+        hits = [("self_harm", "topic") if k == "self_harm" else (k, s) for k, s in hits]
+        informational = True
+    return hits, informational, present, bool(generic), hypothetical, not_own
+
+
+_WHOEVER = re.compile(
+    r"\b(?:quem|pessoas? que|gente que|alguem que|aqueles? que|aquelas? que|os que|as que)\s+(?:\w+\s+){0,2}$"
+)
+_STABLE = re.compile(
+    r"\b(?:me sinto bem|to bem|tou bem|estou bem|to otim[oa]|estou otim[oa]|(?:to|estou|ta|esta) estavel|"
+    r"estabilizad[oa]|tive alta|recebi alta|superei|ja passou)\b"
+)
+# the writer counts themselves in: "ajuda pra quem quer se matar, eu quero"
+_OWN_WISH = re.compile(
+    r"\b(?:eu|tb|tambem)\s+(?:\w+\s+)?(?:quero|queria|penso|pensei|to pensando|estou pensando|sinto|sou)\b"
+    r"(?!\s+(?:saber|indicar|ajudar|entender|perguntar|falar com|conversar))|\bcomo eu\b|\bno meu caso\b|"
+    r"\b(?:sou|to|estou) (?:um|uma|nesse|nessa|assim)\b"
+)
+_RELAPSE = re.compile(
+    r"\b(?:voltei|voltou|voltando|de novo|novamente|outra vez|ultimamente|piorou|piorei|piorando|recaida|"
+    r"ainda penso|as vezes penso|agora)\b"
+)
+
+
+def _not_own_intent(folded: str, literal: str) -> bool:
+    """Self-harm words that are not the writer's intent now: about whoever has it ("o CVV é só
+    pra quem quer se matar?"), or a past episode, treated, of someone who says they are stable
+    ("tive ideação suicida há 3 anos, fiz tratamento e hoje tô estável")."""
+    spans = [
+        (a, b) for kind, sub, a, b in _matches(literal) if kind == "self_harm" and sub != "topic"
+    ]
+    if not spans or _URGENT.search(folded) and not _WELL_TODAY.search(folded):
+        return False
+    if all(_WHOEVER.search(literal[:a]) for a, _ in spans) and not _OWN_WISH.search(folded):
+        return True
+    return bool(
+        _STABLE.search(folded) and not _RELAPSE.search(folded) and _past_covers_signs(folded, spans)
+    )
 
 
 def _read_not_felt(folded: str, literal: str) -> bool:
