@@ -114,11 +114,18 @@ def follow_up_topic(
     words = fold(query).split()
     if not (_CONTINUATION.match(fold(query)) or len(words) <= 6):
         return [], []
+    # The names of the latest turn that named something, and the cards of the latest turn
+    # that cited: a nameless turn in between ("quanto tempo demora pra passar?") keeps the
+    # conversation on the medicine named before it.
+    names: list[Entry] = []
+    cards: list[str] | None = None
     for turn in reversed(history):
+        if cards is None and turn.get("citations"):
+            cards = list(turn["citations"])
         names = [m.entry for m in vocabulary.find(turn["question"]) if m.entry.covered]
-        if names or turn.get("citations"):
-            return list(dict.fromkeys(names)), list(turn.get("citations", []))
-    return [], []
+        if names:
+            break
+    return list(dict.fromkeys(names)), cards or []
 
 
 def what_is_asked(query: str, mentions: list[Mention]) -> str | None:

@@ -291,6 +291,8 @@ _SEVERE_HYPO = _any(
     r"desorientad\w*",
     r"muito sonolent\w*",
     r"grogue",
+    r"nao (?:consigo|consegue) (?:pensar|raciocinar|levantar|ficar em pe)",
+    r"(?:vendo|vista|visao) (?:tudo )?embaralhad\w*",
 )
 _VOMIT = _any(
     r"vomit\w*", r"gomit\w*", r"botando tudo pra fora", r"colocando tudo pra fora", r"enjoo forte"
@@ -339,7 +341,9 @@ _DAYS = _any(
     r"(?:[6-9]|[1-9]\d) vezes",  # "diarreia 15 vezes hoje"
 )
 _CONFUSED = _any(
-    r"confus\w*",
+    # not puzzled: "estou bem confusa e quero entender", "fiquei confuso com a bula"
+    r"confus\w*\b(?!\s+(?:sobre|quanto a|em relacao|e (?:quero|queria|gostaria)|porque|pq|com (?:a bula|as? "
+    r"informac\w*|tanta informac\w*|o que|isso|essa|esse|as orientac\w*|a receita|os horarios|a dose)))",
     r"desorientad\w*",
     r"nao (?:reconhece|sabe onde (?:ta|esta)|sabe quem)",
     r"falando (?:coisa|coisas) sem sentido",
@@ -389,6 +393,8 @@ _NEW_MED = _any(
 _BP = (
     r"(?:pressao|pa|press|aparelho|medi|marcou|mediu|deu)\W+(?:\w+\W+){0,6}?(\d{2,3})\s*(?:por|x|/|\\|,)\s*"
     r"(\d{1,3})"
+    # the reading first: "to com 160 por 100 no aparelho"
+    r"|\b(\d{2,3})\s*(?:por|x|/)\s*(\d{1,3})\b(?=\W+(?:\w+\W+){0,3}?(?:aparelho|pressao|mmhg))"
 )
 _BP_SYMPTOM = _any(
     r"dor de cabeca (?:forte|muito|insuportavel|horrivel|terrivel|que nao passa)",
@@ -530,6 +536,8 @@ CONCEPTS: list[tuple[str, str, str]] = [
         r"duas vezes|"
         r"2 vezes|dose dupla|em dobro|dobrad[oa]|a mais|de novo sem|duas doses|2 doses|tres doses|3 doses|"
         r"o dobro|dose a mais|novamente|\d+ comprimidos? (?:a mais|juntos?|de uma vez))|"
+        r"(?:repetiu|repeti|repetiram) (?:a |as )?(?:dose|doses|remedio|comprimido)\w*|varias vezes (?:a |o )?(?:dose|remedio)|"
+        r"(?:apliquei|aplicou|aplicaram|injetou|injetei) (?:\w+\W+){0,2}?de novo|"
         # a whole pack or every pill of the day taken at once
         r"(?:tomei|tomou|tomando|engoli|engoliu|bebi|bebeu|bebendo)\W+(?:\w+\W+){0,3}?(?:todos os (?:comprimidos|remedios)|"
         r"todas as (?:pilulas|capsulas|doses)|(?:a|uma) cartela (?:quase )?(?:inteira|toda)|"
@@ -673,6 +681,10 @@ CONCEPTS: list[tuple[str, str, str]] = [
             r"bom saber|ja sei|ja e um comeco|da pra juntar)",
             r"(?:qual|que) (?:remedio|comprimido|medicamento)\W+"
             r"(?:\w+\W+){0,4}?(?:mata|matar|letal|fatal|morrer)",
+            r"(?:qual|que|quais) (?:combinacao|combinacoes|mistura|misturas) (?:de )?(?:remedios|medicamentos|comprimidos)"
+            r"\W+(?:\w+\W+){0,8}?(?:parar de respirar|nao acordar|morrer|dormir pra sempre|sem dor|matar|apagar)",
+            r"(?:qual|que) (?:a )?(?:dose|quantidade)\W+(?:\w+\W+){0,6}?(?:sangramento|sangrar|hemorragia)\W+(?:\w+\W+){0,3}?"
+            r"(?:ninguem (?:consiga|consegue|conseguiria)|que nao (?:para|pare|pararia)|sem parar|ate o fim)",
             # which medicines, mixed or taken, do harm "for good": "misturar quais remédios faz mal de vez?"
             r"(?:qual|quais|que) (?:remedios?|comprimidos?|medicamentos?|pilulas?)\W+(?:\w+\W+){0,5}?"
             r"(?:de vez\b(?! em quando)|pra sempre|pra nunca mais)",
@@ -746,8 +758,8 @@ CONCEPTS += [
         "poisoning",
         "poisoning",
         # breathed in: a chemical used in a closed room or without a mask, a gas left open
-        r"(?:veneno|inseticida|agrotoxico|thinner|solvente|tinta|formicida|raticida|dedetiza\w*|cloro|"
-        r"agua sanitaria|amonia|querosene|gasolina)\W+(?:\w+\W+){0,8}?(?:fechad[oa]s?|sem mascara|"
+        r"(?:veneno|inseticida|agrotoxico|thinner|solvente|tinta|verniz|envernizando|formicida|raticida|dedetiza\w*|cloro|"
+        r"agua sanitaria|amonia|querosene|gasolina)\W+(?:\w+\W+){0,8}?(?:fechad[oa]s?|sem mascara|janelas? fechad\w*|"
         r"sem ventila\w*|sem janela)|"
         r"(?:fechad[oa]s?|sem mascara|sem ventila\w*)\W+(?:\w+\W+){0,8}?(?:veneno|inseticida|agrotoxico|thinner|"
         r"solvente|tinta|formicida|dedetiza\w*)|"
@@ -834,6 +846,14 @@ CONCEPTS += [
             r"(?:gilete|lamina|estilete)\W+(?:\w+\W+){0,6}?(?:aliviar|alivio|braco|pulso|coxa|marcas)",
             r"(?:e|sera|vai ser|seria) o (?:meu )?ultimo dia(?! (?:de|do|da|dos|das|em|no|na|pra|para)\b)",
             r"(?:e|eh|sera|vai ser|seria) (?:a|essa|esta) (?:minha )?ultima noite(?! (?:de|do|da|dos|das|em|no|na|pra|para)\b)",
+            # an eighth set (2026-12-01): no wish to wake, a plan, a burden to end, a plan for tonight
+            # (a child who "não quer acordar" is drowsy, not wishing to die)
+            r"nao (?:quero|queria) (?:mais )?acordar|nao quer (?:mais acordar|acordar (?:amanha|nunca mais|mais))",
+            r"(?:ja )?(?:pensou|pensei|pensando|planejou|planejei|sabe|sei) (?:em )?como (?:vai |vou )?(?:fazer|se matar|acabar)",
+            r"deixar de ser (?:um |uma )?(?:peso|fardo|estorvo|problema)",
+            r"(?:pra|para) nao dar mais trabalho",
+            r"(?:vou|vai) tomar (?:tudo|td|todos|todas|tds)\b(?:\W+\w+){0,3}?\W+(?:hoje|hj|essa noite|esta noite|amanha|"
+            r"de uma vez)",
             r"decidi (?:que|acabar|partir|ir embora|nao continuar)\W+(?:\w+\W+){0,4}?(?:ultimo|acabar|fim|"
             r"adeus|embora|nao acordar)",
             r"nao tenho (?:mais )?(?:vontade|motivo|razao|forca) (?:de|pra|para) (?:viver|estar aqui|existir|"
@@ -891,14 +911,19 @@ _INFORMATIONAL = re.compile(
         # a fear of what might happen: "tenho medo dele achar o pote"
         r"\b(?:tenho|tem|fico com) (?:muito )?medo (?:de|dele|dela|que|q|do|da)\b(?! (?:mim|me|fazer))",
         r"\bem excesso\b",
+        # something read or heard: "li que anti-inflamatório causa hemorragia"
+        r"\b(?:li|vi|ouvi|escutei|lemos) (?:dizer |falar )?(?:que|q)\b|\bdizem (?:que|q)\b",
+        r"\b(?:causa|causam|provoca|provocam) (?:hemorragia|sangramento|avc|derrame|infarto|convulsao|alergia)\b",
     )
 )
 # An event in the past ("tive um desmaio ano passado"): informational for the signs in its own
 # clause, not for a present sign in another one ("minha língua tá inchando, comecei o
 # enalapril semana passada").
 _PAST = re.compile(
-    r"\b(?:ano passado|anos atras|meses atras|ha (?:uns |umas |mais de )?\d+ (?:anos|meses)|"
-    r"faz (?:uns |umas |mais de )?\d+ (?:anos|meses)|"
+    r"\b(?:ano passado|anos atras|meses atras|ha (?:uns |umas |mais de )?(?:\d+|dois|duas|tres|quatro|cinco|seis|sete|oito|nove|dez|onze|doze|quinze|vinte) (?:anos|meses)|"
+    r"faz (?:uns |umas |mais de )?(?:\d+|dois|duas|tres|quatro|cinco|seis|sete|oito|nove|dez|onze|doze|quinze|vinte) (?:anos|meses)|uma vez (?:quando|na|no)|no ensino (?:medio|fundamental)|"
+    r"na (?:escola|faculdade|infancia|adolescencia)|quando (?:eu )?(?:era|fui) (?:crianca|pequen\w*|jovem|adolescente|"
+    r"nov[oa])|"
     r"mes passado|semana passada|em \d{4}|ja tive|ja teve|ja tivemos|quando (?:eu )?tive|"
     r"depois (?:do|que tive o|que teve o) (?:infarto|avc|derrame)|historico|(?:tive|teve) (?:um |uma )?"
     r"(?:infarto|avc|derrame|convulsao|desmaio|hemorragia)\W+(?:\w+\W+){0,2}?(?:ha|em|faz|no ano))"
@@ -907,7 +932,10 @@ _RECUR = re.compile(
     r"\b(?:de novo|outra vez|novamente|mesma dor|mesmos sintomas|voltou a|voltaram a)\b"
 )
 _CLAUSE = re.compile(r"[,.;!?]+|\bmas\b")
-_SIMPLE_PAST = re.compile(r"\b(?:\w{2,}(?:ou|eu|iu)|teve|tive|foi|fui|fez|deu|veio|houve)\b")
+# ("estou" ends like a past tense and is not one)
+_SIMPLE_PAST = re.compile(
+    r"\b(?:(?!estou\b)\w{2,}(?:ou|eu|iu)|teve|tive|foi|fui|fez|deu|veio|houve)\b"
+)
 
 
 def _past_covers_signs(
@@ -938,7 +966,7 @@ def _past_covers_signs(
 # about what happened when the patient also says they are well (never for a bleed).
 _RECENT_PAST = re.compile(
     r"\b(?:ontem|anteontem|antes de ontem|outro dia|semana retrasada|(?:uns |alguns )?dias atras|"
-    r"ha (?:uns |alguns |\d+ )dias)\b"
+    r"ha (?:uns |alguns |\d+ |dois |tres |quatro |cinco )dias)\b"
 )
 
 
@@ -947,6 +975,37 @@ _PASSING = ("unconscious", "hypoglycaemia", "dehydration")
 _WELL_TODAY = re.compile(
     r"\b(?:hoje|hj)\W+(?:(?:ja|eu|ele|ela)\s+){0,2}(?:to|tou|estou|ta|esta|acordei|acordou|amanheci|"
     r"amanheceu)\s+(?:bem|melhor|normal|otim[oa]|estavel)\b"
+)
+
+
+def _present_with_signs(folded: str, spans: list[tuple[int, int]]) -> bool:
+    """Whether a present-time cue sits in a clause with a sign ("começou semana passada e hoje
+    tá totalmente confuso")."""
+    bounds = [0, *(m.end() for m in _CLAUSE.finditer(folded)), len(folded) + 1]
+    clauses = list(zip(bounds, bounds[1:], strict=False))
+    with_signs = {(lo, hi) for lo, hi in clauses for a, _ in spans if lo <= a < hi}
+    unwell = _WELL_TODAY.sub(lambda m: " " * len(m.group(0)), folded)
+    return any(lo <= m.start() < hi for m in _PRESENT.finditer(unwell) for lo, hi in with_signs)
+
+
+# What a message that tells of an event says about someone's state (a sign, a feeling, a
+# change, something swallowed or breathed): without any of it ("minha mãe começou a tomar
+# varfarina"), the exemplars that open the same way are not evidence of an event.
+_STATE = re.compile(
+    r"\b(?:dor\w*|doe\w*|doi\w*|sangr\w*|sangue|inch\w*|tont\w*|desmai\w*|apag\w*|vomit\w*|gomit\w*|"
+    r"enjo\w*|nause\w*|ar\b|respir\w*|folego|sufoc\w*|engasg\w*|confus\w*|desorient\w*|sua\w*|suor|"
+    r"trem\w*|trop\w*|fraq\w*|fraco|fraca|mole|molinh\w*|formig\w*|dorm\w*|sono\w*|sonol\w*|febre|"
+    r"manch\w*|cocei\w*|vermelh\w*|roxo|roxa|palid\w*|branc[oa]|gelad\w*|frio|acord\w*|cai\w*|caid[oa]|"
+    r"convuls\w*|ataque|crise|mal\b|estranh\w*|esquisit\w*|diferente|engol\w*|beb\w*|comeu|comi|"
+    r"ingeri\w*|cheir\w*|inal\w*|fala\w*|enrol\w*|torto|torta|entort\w*|boca|olho\w*|vista|visao|"
+    r"enxerg\w*|embac\w*|pressao|glicose|glicemia|acucar|hipo|batimento\w*|coracao|palpit\w*|acelerad\w*|"
+    r"disparad\w*|peito|braco|perna|lado|rosto|lingua|labio\w*|garganta|pele|fezes|coco|xixi|urina\w*|"
+    r"diarr\w*|desidrat\w*|seco|seca|sede|agitad\w*|delir\w*|alucin\w*|grogue|aerad[oa]|responde\w*|"
+    r"reag\w*|mexe\w*|levant\w*|andar|pior\w*|nao (?:para|passa|melhora)|passando|sentindo|sinto|sente|"
+    r"dose\w*|vezes|dobr\w*|demais|overdose|intoxic\w*|veneno\w*|machuc\w*|cort\w*|sumir|morr\w*|"
+    r"viver|vida|acabar|cansad[oa]|aguent\w*|desesper\w*|socorro|ajud\w*|urgente|agora|emergencia|"
+    r"avc|derrame|infart\w*|enfart\w*|mord\w*|mastig\w*|chup\w*|lamb\w*|entend\w*|palavr\w*|trocad\w*|"
+    r"reconhec\w*|lembr\w*|sozinh\w*)\b"
 )
 
 
@@ -1150,7 +1209,7 @@ def _blood_pressure(folded: str) -> tuple[int, int] | None:
     m = re.search(_BP, folded)
     if not m:
         return None
-    sys_, dia = int(m.group(1)), int(m.group(2))
+    sys_, dia = (int(g) for g in (m.group(1, 2) if m.group(1) else m.group(3, 4)))
     if sys_ < 30:  # "22 por 14" is how patients say 220 x 140
         sys_ *= 10
     if dia < 30:
@@ -1214,7 +1273,8 @@ def concept_hits(folded: str) -> list[tuple[str, str]]:
     if ("medical", "dehydration") in hits and (
         minor
         or re.search(
-            r"\b(?:comendo|bebendo|come|bebe|hidratad[oa]|dispost[oa])\b(?:\W+\w+){0,3}?\W+(?:normal|bem)\b"
+            r"\b(?:comendo|bebendo|come|bebe|alimentando|urinando|fazendo xixi|hidratad[oa]|dispost[oa])\b"
+            r"(?:\W+\w+){0,3}?\W+(?:normal\w*|bem)\b"
             r"|\bdispost[oa]\b",
             folded,
         )
@@ -1313,6 +1373,7 @@ class EmergencyDetector:
     # half (0.05, 0.03 and 0.0 all give 6 of 425 false alarms, with 3, 3 and 2 of 575 events
     # missed; -0.03 misses 1 and gives 7).
     PRESENT_MARGIN = 0.0
+    NEEDS_STATE = True
 
     def __init__(
         self, embed: Callable[[list[str]], np.ndarray], bank_paths: list[Path] | None = None
@@ -1427,6 +1488,8 @@ class EmergencyDetector:
                     self.PRESENT_MARGIN if present and not informational else self.SEMANTIC_MARGIN
                 )
                 sub = semantic(kind, self.SEMANTIC_MIN, margin)
+                if sub and self.NEEDS_STATE and not _STATE.search(folded):
+                    continue
                 if sub == "hypertensive_crisis" and bp and bp[0] < 170 and bp[1] < 110:
                     continue  # a reading the patient gave is not a crisis by itself
                 if sub:
@@ -1449,11 +1512,26 @@ def _cues(folded: str, literal: str) -> tuple[list[tuple[str, str]], bool, bool,
             and not (_PRESENT.search(folded) and _RECUR.search(folded))
         )
     )
-    present = bool(_PRESENT.search(folded))
+    # "hoje já está normal" names the day to say it is over
+    present = bool(_PRESENT.search(_WELL_TODAY.sub(" ", folded)))
+    if (
+        present
+        and hits
+        # every sign found by a pattern with a place in the text (not a reading or a pairing)
+        and set(hits) <= {(k, sub) for k, sub, _, _ in _matches(literal)}
+        and _PAST.search(folded)
+        and _past_covers_signs(folded, spans)
+        and not _URGENT.search(folded)
+        and not _RECUR.search(folded)
+        and not _present_with_signs(folded, spans)
+    ):
+        # every sign is told in the past ("inchaço nos lábios há dois anos"); "hoje ela está
+        # com uma nova cardiologista" is about something else
+        present = False
     if (
         hits
         and not informational
-        and not _PRESENT.search(_WELL_TODAY.sub(" ", folded))
+        and not present
         and _WELL.search(folded)
         # a faint, a low sugar or a dehydration that has passed; never chest pain, a stroke's
         # signs (a passing one is still urgent) or a bleed

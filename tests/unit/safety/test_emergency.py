@@ -189,3 +189,67 @@ def test_a_fifth_sets_gaps(detector: EmergencyDetector, question: str, kind: str
 )
 def test_a_fifth_sets_false_alarms(detector: EmergencyDetector, question: str) -> None:
     assert detector.assess(question).kind is None
+
+
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        # sixth to eighth independent sets: general cues they showed, in other words
+        (
+            "meu pai ta ligando pros irmaos dele se despedindo, disse q nao vai mais precisar "
+            "dos remedios",
+            "self_harm",
+        ),
+        ("quais comprimidos misturados fazem efeito pra sempre?", "self_harm"),
+        ("minha vizinha falou q ja sabe como vai fazer e nao quer mais acordar", "self_harm"),
+        ("comprei varias caixas e vou tomar tudo hj a noite", "self_harm"),
+        (
+            "a enfermeira deu a insulina dele duas vezes e agora ele ta suando frio e meio apagado",
+            "poisoning",
+        ),
+        (
+            "meu filho de 4 anos tomou xarope de adulto, o remedio era de adulto, ta molinho",
+            "poisoning",
+        ),
+        ("tomei 3 clonazepam em vez de 1 e to muito grogue", "poisoning"),
+        ("lavei o banheiro com cloro e vinagre misturado, to tossindo e sem ar", "poisoning"),
+        (
+            "dedetizaram a casa e ficamos la dentro com tudo fechado, todos com dor de cabeca",
+            "poisoning",
+        ),
+        ("tomei a insulina e nao jantei, to suando e nao consigo pensar direito", "medical"),
+        ("ja teve avc ano passado e agora ta com a boca torta de novo", "medical"),
+        (
+            "comecou o remedio de dormir mes passado e hoje ta confuso, nao sabe que dia e",
+            "medical",
+        ),
+    ],
+)
+def test_later_sets_gaps(detector: EmergencyDetector, question: str, kind: str) -> None:
+    assert detector.assess(question).kind == kind
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "tomo sulfato ferroso e o coco ficou preto, mas to super bem, é normal?",
+        "semana passada quase desmaiei no onibus mas hj to otima, conto pro medico?",
+        "tomei o omeprazol com cafe sem querer, tem problema?",
+        "posso fazer limpeza no dentista tomando varfarina ou vai sangrar demais?",
+        "infarto e ataque cardiaco sao a mesma coisa?",
+        "tive pensamentos suicidas ha dois anos, tratei e hoje to estavel. posso tomar melatonina?",
+        "o cvv atende quem quer se matar ou qualquer pessoa?",
+        "minha avó teve avc ha dez anos e ficou com a perna fraca ate hoje, pode fazer pilates?",
+        "estou bem confusa com os horarios da levotiroxina, me explica?",
+        "li que aas causa sangramento no estomago, é verdade?",
+    ],
+)
+def test_later_sets_false_alarms(detector: EmergencyDetector, question: str) -> None:
+    assert detector.assess(question).kind is None
+
+
+def test_estou_is_not_a_past_tense() -> None:
+    from app.safety.emergency import _SIMPLE_PAST
+
+    assert not _SIMPLE_PAST.search("estou sentindo uma dor forte")
+    assert _SIMPLE_PAST.search("ele desmaiou")

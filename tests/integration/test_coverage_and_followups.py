@@ -1,0 +1,59 @@
+"""What the cards do not treat about a medicine they do cover, a conversation that keeps its
+medicine across a nameless turn, and a plain statement that is not an emergency. Real
+service, real model, real HTTP; these questions are in no evaluation set."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.integration.conftest import Service
+
+pytestmark = [pytest.mark.model, pytest.mark.slow]
+
+
+def ask(service: Service, question: str, history: list[dict[str, Any]] | None = None) -> Any:
+    payload: dict[str, Any] = {"question": question, "history": history or []}
+    response = httpx.post(f"{service.url}/api/ask", json=payload, timeout=60)
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+def test_an_aspect_no_card_treats_is_not_covered_and_named(service: Service) -> None:
+    """Before: the enalapril card's lines were quoted for a cat."""
+    body = ask(service, "dá pra dar enalapril pro meu gato que tem pressão alta?")
+    assert body["refused"] and body["citations"] == [], body
+    assert body["decision"]["outcome"] == "not_covered", body["decision"]
+    assert body["uncovered_terms"] == ["uso em animais"], body
+    assert "uso em animais" in body["answer"], body["answer"]
+
+
+def test_a_word_that_describes_something_else_is_no_aspect(service: Service) -> None:
+    body = ask(service, "to com tosse de cachorro desde que comecei o enalapril")
+    assert [c["id"] for c in body["citations"]][:1] == ["card-012"], body
+    assert "tosse seca" in body["answer"], body["answer"]
+
+
+def test_a_nameless_turn_keeps_the_conversations_medicine(service: Service) -> None:
+    """Before: the third turn carried only the second turn's cards, not the statin named in
+    the first, and answered without the grapefruit line."""
+    history: list[dict[str, Any]] = []
+    for question in ("tomo sinvastatina à noite, tá certo?", "e se eu esquecer um dia?"):
+        body = ask(service, question, history)
+        history.append({"question": question, "citations": [c["id"] for c in body["citations"]]})
+    body = ask(service, "e com suco de toranja?", history)
+    assert body["topic"] == "as estatinas", body
+    assert [c["id"] for c in body["citations"]][:1] == ["card-015"], body
+    assert "toranja" in body["answer"], body["answer"]
+
+
+@pytest.mark.parametrize(
+    "question", ["minha mãe começou a tomar varfarina", "meu pai começou a usar insulina"]
+)
+def test_a_medicine_started_is_not_an_emergency(service: Service, question: str) -> None:
+    """Before: near the exemplars that open the same way ("começou a tomar varfarina e agora
+    ..."), these were escalated to SAMU with no sign told."""
+    body = ask(service, question)
+    assert body["emergency"] is None, body
