@@ -19,16 +19,25 @@ import yaml
 
 from app.core.config import PACKAGED_MODEL, USE_MODEL, Settings, settings_from_environment
 from app.embedding import get_embedder
-from evaluation.golden import ROOT, GoldenCase, load_conversations, load_golden, load_safety
+from evaluation.golden import (
+    ROOT,
+    GoldenCase,
+    load_conversations,
+    load_golden,
+    load_safety,
+    load_sentences,
+)
 from evaluation.metrics import hit_at, ndcg_at, precision_recall, reciprocal_rank
 from evaluation.quality import (
     ask_conversations,
     ask_golden,
     ask_safety,
+    ask_sentences,
     build_agent,
     conversation_metrics,
     golden_metrics,
     safety_metrics,
+    sentence_metrics,
 )
 from evaluation.retrieval import CardAtomic, Config, ParentDocument, Ranking
 
@@ -166,6 +175,7 @@ def quality_gate(quality: dict[str, Any], floors: dict[str, dict[str, float]]) -
             **test["refusal"],
         },
         "safety": test["safety"],
+        "answer": test.get("sentences", {}),
     }
     failures = []
     for group, limits in floors.items():
@@ -184,6 +194,7 @@ def quality_report(settings: Settings, workdir: Path) -> dict[str, Any]:
     agent = build_agent(settings, workdir)
     golden = ask_golden(agent, load_golden())
     safety = ask_safety(agent, load_safety())
+    sentences = ask_sentences(agent, load_sentences())
     convs = load_conversations()
     without = ask_conversations(agent, convs, with_history=False)
     with_history = ask_conversations(agent, convs, with_history=True)
@@ -194,6 +205,7 @@ def quality_report(settings: Settings, workdir: Path) -> dict[str, Any]:
             "golden": golden_metrics(g),
             "refusal": refusal_scores(g),
             "safety": safety_metrics([r for r in safety if r["split"] == split]),
+            "sentences": sentence_metrics([r for r in sentences if r["split"] == split]),
             "conversations": {
                 "without_history": conversation_metrics(
                     [r for r in without if r["split"] == split]
@@ -203,7 +215,12 @@ def quality_report(settings: Settings, workdir: Path) -> dict[str, Any]:
                 ),
             },
         }
-    out["rows"] = {"golden": golden, "safety": safety, "conversations": with_history}
+    out["rows"] = {
+        "golden": golden,
+        "safety": safety,
+        "conversations": with_history,
+        "sentences": sentences,
+    }
     return out
 
 
@@ -239,6 +256,19 @@ def quality_tables(quality: dict[str, Any]) -> str:
             f"{m['self_harm_recall']:.3f} ({m['n_self_harm']}) | {m['right_kind']:.3f} | "
             f"{m['false_alarms']:.3f} ({m['n_informational']}) | "
             f"{m['pii_cases_leaking']} of {m['n_pii']} |"
+        )
+    lines += [
+        "",
+        "| split | one-point questions | first citation right | answer holds an answering line "
+        "| answer opens with one | lines per answer |",
+        "|---|---|---|---|---|---|",
+    ]
+    for split in ("test", "tune"):
+        m = quality[split]["sentences"]
+        lines.append(
+            f"| {split} | {m['n']} | {m['first_citation_right']:.3f} | "
+            f"{m['answer_holds_line']:.3f} | {m['answer_opens_with_line']:.3f} | "
+            f"{m['lines_per_answer']:.2f} |"
         )
     lines += [
         "",
@@ -327,7 +357,9 @@ def main(argv: list[str] | None = None) -> int:
         floors = yaml.safe_load(FLOORS.read_text())
         failures = gate(results, floors["parent-document"], report["default"])
         if "quality" in report:
-            failures += quality_gate(report["quality"], {k: floors[k] for k in ("agent", "safety")})
+            failures += quality_gate(
+                report["quality"], {k: floors[k] for k in ("agent", "safety", "answer")}
+            )
         if failures:
             print("\nGATE FAILED:\n  " + "\n  ".join(failures))
             return 1

@@ -1,5 +1,6 @@
 """`python -m evaluation.answerability`: train the answerability model on the tuning half of
-the golden set and report it on the test half.
+the golden set (and of the one-point questions of tests/eval/sentences.yaml, all covered) and
+report it on the test half.
 
 Runs the production agent over every golden case, takes the signals its decision step
 computed (app.agent.answerability.FEATURES), fits a class-balanced logistic regression
@@ -31,7 +32,7 @@ from app.agent.answerability import (
 from app.core.config import settings_from_environment
 from app.core.vocabulary import vocabulary
 from app.safety.pii import clean_question
-from evaluation.golden import GoldenCase, load_golden
+from evaluation.golden import GoldenCase, load_golden, load_sentences
 from evaluation.quality import ask_golden, build_agent
 
 # Chosen by 5-fold cross-validation within the tuning half (3 shuffles; 281 cases after the
@@ -44,6 +45,22 @@ MAX_FALSE_REFUSALS = 0.02
 C = 0.3
 
 
+def one_point_cases() -> list[GoldenCase]:
+    """The questions of tests/eval/sentences.yaml as covered golden cases (each about one point
+    of its card), in both halves: the tuning half trains and joins the bank, the test half is
+    only measured."""
+    return [
+        GoldenCase(
+            id=c.id,
+            kind="narrow",
+            question=c.question,
+            split=c.split,
+            must_cite_one_of=[c.card],
+        )
+        for c in load_sentences()
+    ]
+
+
 def bank_text(question: str) -> str:
     """A question as the decision embeds it (personal data out, names normalised)."""
     return vocabulary().normalise(clean_question(question))
@@ -54,7 +71,7 @@ def write_bank(cases: list[GoldenCase], path: Path = BANK_PATH) -> list[str]:
     tune = [c for c in cases if c.split == "tune" and c.question not in held_out]
     texts = [bank_text(c.question) for c in tune]
     data = {
-        "source": "tests/eval/golden.yaml split=tune (never the test half)",
+        "source": "tests/eval/golden.yaml, tests/eval/sentences.yaml: split=tune (never test)",
         "questions": [
             {
                 "id": c.id,
@@ -185,7 +202,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=MODEL_PATH)
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING)
-    cases = load_golden()
+    cases = load_golden() + one_point_cases()
     order = write_bank(cases)
     bootstrap_model(MODEL_PATH)
     with tempfile.TemporaryDirectory(prefix="rag-answerability-") as tmp:

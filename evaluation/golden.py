@@ -14,6 +14,7 @@ ROOT = Path(__file__).resolve().parents[1]
 GOLDEN = ROOT / "tests" / "eval" / "golden.yaml"
 CONVERSATIONS = ROOT / "tests" / "eval" / "conversations.yaml"
 SAFETY = ROOT / "tests" / "eval" / "safety.yaml"
+SENTENCES = ROOT / "tests" / "eval" / "sentences.yaml"
 
 Kind = Literal["narrow", "broad", "multi", "colloquial", "short", "out_of_scope"]
 Split = Literal["tune", "test"]
@@ -76,6 +77,22 @@ class SafetyCase(BaseModel):
         return self
 
 
+class SentenceCase(BaseModel):
+    """A question about one point of a card, with the card's sentences that answer it."""
+
+    id: str
+    card: str
+    question: str
+    gold_sentences: list[str]
+    split: Split
+
+    @model_validator(mode="after")
+    def _consistent(self) -> SentenceCase:
+        if not self.gold_sentences:
+            raise ValueError(f"{self.id}: needs gold_sentences")
+        return self
+
+
 def _unique(ids: list[str], path: Path) -> None:
     if len(ids) != len(set(ids)):
         raise ValueError(f"{path}: duplicate case ids")
@@ -100,5 +117,11 @@ def load_conversations(
 
 def load_safety(path: Path = SAFETY, split: Split | None = None) -> list[SafetyCase]:
     cases = [SafetyCase.model_validate(c) for c in yaml.safe_load(path.read_text(encoding="utf-8"))]
+    _unique([c.id for c in cases], path)
+    return [c for c in cases if split is None or c.split == split]
+
+
+def load_sentences(path: Path = SENTENCES, split: Split | None = None) -> list[SentenceCase]:
+    cases = [SentenceCase(**item) for item in yaml.safe_load(path.read_text(encoding="utf-8"))]
     _unique([c.id for c in cases], path)
     return [c for c in cases if split is None or c.split == split]

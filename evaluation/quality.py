@@ -13,6 +13,7 @@ conversations, per split.
 
 from __future__ import annotations
 
+import re
 import statistics
 from collections import defaultdict
 from collections.abc import Callable, Iterable
@@ -24,7 +25,7 @@ from app.api.resources import Resources
 from app.core.config import Settings
 from app.embedding import get_embedder
 from app.store.index import IndexStore
-from evaluation.golden import Conversation, GoldenCase, SafetyCase
+from evaluation.golden import Conversation, GoldenCase, SafetyCase, SentenceCase
 from evaluation.metrics import hit_at
 from ingest.pipeline import run_ingest
 
@@ -160,6 +161,56 @@ def safety_metrics(rows: list[dict[str, Any]]) -> dict[str, Any]:
         ],
         "false_alarm_ids": [r["id"] for r in info if r["got"] is not None],
         "by_subkind": by_kind,
+    }
+
+
+_QUOTED = re.compile(r"(.+?)\s*\[cite:(card-\d+)\]\s*", re.DOTALL)
+
+
+def quoted_lines(answer: str) -> list[tuple[str, str]]:
+    """(sentence, card) of each quoted line of an answer, in order (an escalation's or a
+    topic's opening words, before the first line, are dropped by the pattern's anchoring on
+    the citation)."""
+    return [(" ".join(text.split()), card) for text, card in _QUOTED.findall(answer)]
+
+
+def ask_sentences(agent: Agent, cases: list[SentenceCase]) -> list[dict[str, Any]]:
+    rows = []
+    for case in cases:
+        state = agent.ask(case.question, top_k=5)
+        lines = quoted_lines(state["answer"])
+        gold = [" ".join(g.split()) for g in case.gold_sentences]
+
+        def answers(line: tuple[str, str], gold: list[str] = gold, card: str = case.card) -> bool:
+            text, cited = line
+            return cited == card and any(g in text or text.endswith(g) for g in gold)
+
+        rows.append(
+            {
+                "id": case.id,
+                "split": case.split,
+                "card": case.card,
+                "refused": bool(state.get("refused")),
+                "citations": list(state.get("citations", [])),
+                "lines": len(lines),
+                "holds_line": any(answers(line) for line in lines),
+                "opens_with_line": bool(lines) and answers(lines[0]),
+            }
+        )
+    return rows
+
+
+def sentence_metrics(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Over every question (a refusal or a wrong card counts as a miss)."""
+    return {
+        "n": len(rows),
+        "first_citation_right": _mean(
+            bool(r["citations"]) and r["citations"][0] == r["card"] for r in rows
+        ),
+        "answer_holds_line": _mean(r["holds_line"] for r in rows),
+        "answer_opens_with_line": _mean(r["opens_with_line"] for r in rows),
+        "lines_per_answer": _mean(r["lines"] for r in rows if not r["refused"]),
+        "refused": _mean(r["refused"] for r in rows),
     }
 
 

@@ -42,11 +42,13 @@ def test_the_gate_passes_and_reports_the_test_half(
     report = json.loads((tmp_path / "report.json").read_text())
     floors = yaml.safe_load(FLOORS.read_text())
     assert gate(report["configurations"], floors["parent-document"], report["default"]) == []
-    assert quality_gate(report["quality"], {k: floors[k] for k in ("agent", "safety")}) == []
+    groups = ("agent", "safety", "answer")
+    assert quality_gate(report["quality"], {k: floors[k] for k in groups}) == []
     assert (tmp_path / "recall_at_k.png").stat().st_size > 10_000
     test = report["quality"]["test"]
     assert test["safety"]["pii_cases_leaking"] == 0
     assert test["golden"]["in_scope"]["n"] >= 90
+    assert test["sentences"]["n"] >= 90
 
 
 def test_gate_fails_when_parent_document_falls_below_baseline() -> None:
@@ -72,13 +74,16 @@ def test_quality_gate_reads_minimums_and_maximums() -> None:
         },
         "refusal": {"refusal_precision": 1.0, "refusal_recall": 0.9},
         "safety": {"emergency_recall": 0.99, "false_alarms": 0.2},
+        "sentences": {"answer_holds_line": 0.7, "answer_opens_with_line": 0.6},
     }
     floors = {
         "agent": {"citation_precision": 0.9, "wrongly_refused_max": 0.03},
         "safety": {"emergency_recall": 0.97, "false_alarms_max": 0.1},
+        "answer": {"answer_holds_line": 0.75, "answer_opens_with_line": 0.5},
     }
     assert quality_gate({"test": figures}, floors) == [
         "agent citation_precision 0.800 < floor 0.900",
         "agent wrongly_refused 0.050 > 0.030",
         "safety false_alarms 0.200 > 0.100",
+        "answer answer_holds_line 0.700 < floor 0.750",
     ]

@@ -40,7 +40,8 @@ def test_a_missed_dose_gets_the_answering_cards_guidance(service: Service) -> No
     anote o esquecimento e informe no dia do exame", quoted for an antibiotic."""
     question = "tomo amoxicilina e esqueci uma dose, tomo duas agora?"
     body = httpx.post(f"{service.url}/api/ask", json={"question": question}, timeout=60).json()
-    assert [c["id"] for c in body["citations"]] == ["card-027"], body
+    # the antibiotics card (its own missed-dose line) or the missed-dose card, nothing else
+    assert {c["id"] for c in body["citations"]} <= {"card-026", "card-027"}, body
     assert "Nunca tome dose dobrada" in body["answer"], body["answer"]
     assert "dia do exame" not in body["answer"], body["answer"]
 
