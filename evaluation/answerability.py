@@ -162,7 +162,7 @@ def train(rows: list[dict[str, Any]]) -> tuple[dict[str, Any], dict[str, Any]]:
         "coef": model.coef_[0].round(6).tolist(),
         "intercept": round(float(model.intercept_[0]), 6),
         "threshold": round(threshold, 4),
-        "trained_on": f"tests/eval/golden.yaml split=tune ({len(tune)} cases)",
+        "trained_on": f"tests/eval/golden.yaml + sentences.yaml split=tune ({len(tune)} cases)",
     }
     report = {
         "tune": dict(zip(("oos_refused", "inscope_refused"), rates(p, y, threshold), strict=True)),
