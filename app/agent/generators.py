@@ -48,6 +48,18 @@ class Focus:
     about_of: dict[str, set[str]] = field(default_factory=dict)  # card -> names it is about
     urgent: bool = False  # an emergency: the card's lines on what to do come first
     asked: Any = None  # embedding of the question without the medicines it names, or None
+    low_mood: bool = False  # tells of sadness or hopelessness: where to get help comes first
+
+
+# Low mood told, not asked about ("tô muito triste e sem vontade de nada faz semanas"): the
+# cards' line on where to get help answers it, not how to take an antidepressant.
+LOW_MOOD = re.compile(
+    r"\b(?:(?:to|tou|estou|ando|me sinto|me sentindo|sinto|fico|ficando|anda|esta|ta) (?:muito |tao |bem |"
+    r"super |meio )?(?:triste|deprimid[oa]|desanimad[oa]|pra baixo|sem esperanca|desesperad[oa]|vazi[oa]|"
+    r"sozinh[oa]|angustiad[oa]|sem vontade)|sem vontade de (?:nada|fazer nada|viver|sair da cama)|"
+    r"chorando (?:o tempo todo|todo dia|toda hora|sem parar)|nao (?:tenho|sinto) (?:mais )?(?:vontade|"
+    r"animo|prazer) (?:de|pra|para|em) (?:nada|viver|fazer nada))\b"
+)
 
 
 _ASK = r"(?:posso|pode|podem|devo|deve|da pra|da para|quero|queria|vou|preciso|tenho que|tem que|seria bom|e bom|e melhor|ja posso)"
@@ -336,7 +348,11 @@ class ExtractiveGenerator:
                 + LEXICAL_BONUS * lexical
                 + (0.05 if c.card in focus.about else 0.0)
                 + (BOTH_NAMES_BONUS if named >= 2 else 0.0)
-                + (URGENT_BONUS if focus.urgent and _GET_HELP.search(fold(c.text)) else 0.0)
+                + (
+                    URGENT_BONUS
+                    if (focus.urgent or focus.low_mood) and _GET_HELP.search(fold(c.text))
+                    else 0.0
+                )
             )
         ranked = sorted(pool, key=lambda c: -c.score)
         best = ranked[0].score

@@ -14,6 +14,7 @@ from langgraph.runtime import Runtime
 from app.agent.answerability import QuestionBank, content_terms, mention_terms
 from app.agent.answerability import decide as answerability
 from app.agent.generators import (
+    LOW_MOOD,
     Focus,
     Generator,
     guidance_sentence,
@@ -401,6 +402,7 @@ def generate(state: AgentState, runtime: Runtime[AgentDeps]) -> dict[str, Any]:
         about_of=about_of,
         urgent=bool(state.get("emergency")),
         asked=state.get("asked_vector"),
+        low_mood=bool(LOW_MOOD.search(fold(state["query"]))),
     )
     draft = deps.generator.generate(
         state["query"], state["parents"], np.asarray(state["query_vector"]), focus

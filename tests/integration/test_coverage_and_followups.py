@@ -57,3 +57,13 @@ def test_a_medicine_started_is_not_an_emergency(service: Service, question: str)
     ..."), these were escalated to SAMU with no sign told."""
     body = ask(service, question)
     assert body["emergency"] is None, body
+
+
+def test_low_mood_told_gets_where_to_find_help_first(service: Service) -> None:
+    """Before: "Nunca pare de repente" and the first weeks' side effects, for someone who only
+    said they had been sad for weeks."""
+    body = ask(service, "ando muito triste, sem vontade de fazer nada faz umas semanas")
+    assert body["emergency"] is None, body
+    assert [c["id"] for c in body["citations"]][:1] == ["card-020"], body
+    first = body["answer"].split("[cite:")[0]
+    assert "CVV" in first and "procure ajuda" in first, body["answer"]
