@@ -15,6 +15,7 @@ from app.agent.answerability import QuestionBank, content_terms, mention_terms
 from app.agent.answerability import decide as answerability
 from app.agent.generators import (
     LOW_MOOD,
+    WHEN_ASKED,
     Focus,
     Generator,
     guidance_sentence,
@@ -403,6 +404,7 @@ def generate(state: AgentState, runtime: Runtime[AgentDeps]) -> dict[str, Any]:
         urgent=bool(state.get("emergency")),
         asked=state.get("asked_vector"),
         low_mood=bool(LOW_MOOD.search(fold(state["query"]))),
+        when=bool(WHEN_ASKED.search(fold(state["query"]))),
     )
     draft = deps.generator.generate(
         state["query"], state["parents"], np.asarray(state["query_vector"]), focus

@@ -25,6 +25,9 @@ pytestmark = [pytest.mark.model, pytest.mark.slow]
         ),
         # Before: the evening dose, liver tests and "tome de forma contínua", no muscle line.
         ("remedio de colesterol da dor nas pernas?", "card-015", "músculos"),
+        # Before: the anti-inflammatory, pregnancy and "what it is for" lines, all naming
+        # losartana; the line that says when (a question about when) was not quoted.
+        ("posso tomar a losartana à noite?", "card-009", "mesmo horário"),
     ],
 )
 def test_the_line_that_answers_is_quoted(
