@@ -55,9 +55,11 @@ class Focus:
 # A question about when ("posso tomar a losartana à noite?", "que horas tomo?"), and the lines
 # that say when: the embedder reads the name in both and not the time.
 WHEN_ASKED = re.compile(
-    r"\b(?:a noite|de noite|a tarde|de manha|pela manha|cedo|horario|horarios|que horas|qual hora|"
-    r"que hora|antes de dormir|na hora de dormir|em jejum|de estomago vazio|antes do cafe|depois do cafe|"
-    r"antes ou depois|qual o melhor momento)\b"
+    r"\b(?:que horas|qual hora|que hora|qual (?:o )?(?:melhor )?horario|melhor horario|melhor momento|"
+    r"antes ou depois)\b|"
+    # a time named for taking, using or measuring it (not "posso dirigir de manhã?")
+    r"\b(?:tom\w*|us[oa]r?|aplic\w*|med\w*)\W+(?:\w+\W+){0,4}?(?:a noite|de noite|a tarde|de manha|pela manha|"
+    r"cedo|em jejum|de estomago vazio|antes de dormir|antes do cafe|depois do cafe|no mesmo horario)\b"
 )
 _SAYS_WHEN = re.compile(
     r"\b(?:horario|horarios|manha|noite|hora|horas|vez por dia|vezes ao dia|jejum|estomago vazio|"

@@ -340,6 +340,7 @@ _DAYS = _any(
     r"nao para",
     r"(?:[6-9]|[1-9]\d) vezes",  # "diarreia 15 vezes hoje"
 )
+# (a little drowsy, "meio grogue", is a side effect, not an acute confusion)
 _CONFUSED = _any(
     # not puzzled: "estou bem confusa e quero entender", "fiquei confuso com a bula"
     r"confus\w*\b(?!\s+(?:sobre|quanto a|em relacao|e (?:quero|queria|gostaria)|porque|pq|com (?:a bula|as? "
@@ -354,8 +355,8 @@ _CONFUSED = _any(
     r"muito sonolent\w*",
     r"sonolencia (?:forte|muito)",
     r"caindo (?:muito|toda hora|direto)",
-    r"grogue",
-    r"aerad\w*",
+    r"(?<!meio )(?<!pouco )(?<!pouquinho )(?<!levemente )grogue",
+    r"(?<!meio )(?<!pouco )(?<!pouquinho )(?<!levemente )aerad\w*",
     r"trocando as palavras",
     r"lerd\w* e (?:confus|tont)\w*",
     r"nao (?:acorda direito|consegue ficar acordad\w*)",
@@ -368,7 +369,7 @@ _CONFUSED = _any(
     r"variando",
     r"vendo coisas",
     r"alucin\w*",
-    r"dopad[oa]",
+    r"(?<!meio )(?<!pouco )(?<!pouquinho )(?<!levemente )dopad[oa]",
     r"nao (?:consegue|conseguia) ficar acordad\w*",
     r"esquisit\w* e (?:sonolent|confus|lerd)\w*",
     r"nao sabe (?:onde (?:ta|esta)|quem (?:e|sou))",

@@ -242,6 +242,8 @@ def test_later_sets_gaps(detector: EmergencyDetector, question: str, kind: str) 
         "minha avó teve avc ha dez anos e ficou com a perna fraca ate hoje, pode fazer pilates?",
         "estou bem confusa com os horarios da levotiroxina, me explica?",
         "li que aas causa sangramento no estomago, é verdade?",
+        # a little drowsy is a side effect to ask about, not an acute confusion
+        "tomo zolpidem e acordo meio grogue, posso dirigir de manha?",
     ],
 )
 def test_later_sets_false_alarms(detector: EmergencyDetector, question: str) -> None:
