@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -300,13 +299,7 @@ def decide(
         )
     # An aspect no card treats ("posso dar losartana pro meu cachorro?"): the medicine is
     # covered, what is asked about it is not, whatever the score says.
-    # Not a word used to describe something else: "tosse de cachorro" is a barking cough.
-    source = (original if original is not None else query).lower()
-    aspects = [
-        m
-        for m in mentions
-        if m.entry.kind == "aspect" and not re.search(r"\bde\s*$", source[: m.span[0]])
-    ]
+    aspects = [m for m in mentions if m.entry.kind == "aspect"]
     signals["uncovered_aspect"] = bool(aspects)
     if p >= model["threshold"] and not aspects:
         top = candidates[0].metadata.get("title", candidates[0].id) if candidates else ""

@@ -155,6 +155,8 @@ class Vocabulary:
                 )
                 if best:
                     entry = self._single[best[0]]
+            if entry and entry.kind == "aspect" and i and words[i - 1] == "de":
+                entry = None  # describes something else: "tosse de cachorro" is a barking cough
             if entry:
                 found.append(Mention(entry, word, i, i + 1, exact, tokens[i][1:]))
                 taken[i] = True

@@ -939,6 +939,12 @@ _SIMPLE_PAST = re.compile(
 )
 
 
+def _clauses(folded: str) -> list[tuple[int, int]]:
+    """(start, end) of each clause: split at punctuation and "mas"."""
+    bounds = [0, *(m.end() for m in _CLAUSE.finditer(folded)), len(folded) + 1]
+    return list(zip(bounds, bounds[1:], strict=False))
+
+
 def _past_covers_signs(
     folded: str, spans: list[tuple[int, int]], cue: re.Pattern[str] = _PAST
 ) -> bool:
@@ -947,13 +953,10 @@ def _past_covers_signs(
     cues = [m.start() for m in cue.finditer(folded)]
     if not cues:
         return False
-    bounds = [0, *(m.end() for m in _CLAUSE.finditer(folded)), len(folded) + 1]
+    clauses = _clauses(folded)
 
     def clause(pos: int) -> tuple[int, int]:
-        for lo, hi in zip(bounds, bounds[1:], strict=False):
-            if lo <= pos < hi:
-                return lo, hi
-        return bounds[-2], bounds[-1]
+        return next(((lo, hi) for lo, hi in clauses if lo <= pos < hi), clauses[-1])
 
     past_clauses = {clause(c) for c in cues}
     for start, _ in spans:
@@ -982,8 +985,7 @@ _WELL_TODAY = re.compile(
 def _present_with_signs(folded: str, spans: list[tuple[int, int]]) -> bool:
     """Whether a present-time cue sits in a clause with a sign ("começou semana passada e hoje
     tá totalmente confuso")."""
-    bounds = [0, *(m.end() for m in _CLAUSE.finditer(folded)), len(folded) + 1]
-    clauses = list(zip(bounds, bounds[1:], strict=False))
+    clauses = _clauses(folded)
     with_signs = {(lo, hi) for lo, hi in clauses for a, _ in spans if lo <= a < hi}
     unwell = _WELL_TODAY.sub(lambda m: " " * len(m.group(0)), folded)
     return any(lo <= m.start() < hi for m in _PRESENT.finditer(unwell) for lo, hi in with_signs)

@@ -104,3 +104,10 @@ def test_the_vocabulary_files_are_plain_yaml_lists() -> None:
     ):
         data = yaml.safe_load((KB / name).read_text(encoding="utf-8"))
         assert set(data) == sections
+
+
+def test_an_aspect_is_matched_exactly_and_not_when_it_describes_something_else() -> None:
+    kinds = lambda q: [m.entry.name for m in vocabulary().find(q) if m.entry.kind == "aspect"]  # noqa: E731
+    assert kinds("posso dar losartana pro meu gato?") == ["uso em animais"]
+    assert kinds("to com tosse de cachorro desde o enalapril") == []  # a barking cough
+    assert kinds("vitamina d em gotinha") == []  # not "gatinha"
