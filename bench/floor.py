@@ -7,7 +7,8 @@ Chroma `query` on the served collection with `include=["distances"]` and the sam
 
 In-process (the app's own Retriever and Agent, same thread budget as one served worker):
 per-step timings from `Retrieval.timings_ms` and the agent state's `timings_ms`, and the
-cost of LangGraph itself (the same graph shape with no-op nodes). Over HTTP (gunicorn,
+cost of LangGraph itself (the same graph shape with no-op nodes, and the real ask minus the
+same steps called in sequence without it, back to back). Over HTTP (gunicorn,
 default settings): client-side p50/p95/p99 of /api/search and /api/ask, one request at a
 time, plus the server's own per-step means from /metrics scraped before and after each
 phase, so HTTP overhead = HTTP latency - pipeline time measured in the same run.
@@ -19,6 +20,7 @@ import statistics
 import time
 from functools import partial
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 from bench.common import CORES, QUICK, log, summary
@@ -82,8 +84,8 @@ class RawFloor:
 
 
 def langgraph_cost(rounds: int) -> list[float]:
-    """ms per invoke of a compiled StateGraph with the agent's shape and no-op nodes: what
-    LangGraph itself costs per question."""
+    """ms per invoke of a compiled StateGraph with the agent's shape (app.agent.graph) and
+    no-op nodes: what LangGraph itself costs per question."""
     from typing import TypedDict
 
     from langgraph.graph import END, START, StateGraph
@@ -93,14 +95,14 @@ def langgraph_cost(rounds: int) -> list[float]:
         b: int
 
     g = StateGraph(S)
-    for name in ("retrieve", "refuse", "generate", "verify", "respond"):
+    for name in ("screen", "retrieve", "decide", "answer", "decline"):
         g.add_node(name, lambda s: {"b": 1})
-    g.add_edge(START, "retrieve")
-    g.add_conditional_edges("retrieve", lambda s: "generate", ["generate", "refuse"])
-    g.add_edge("generate", "verify")
-    g.add_edge("verify", "respond")
-    g.add_edge("refuse", "respond")
-    g.add_edge("respond", END)
+    g.add_edge(START, "screen")
+    g.add_edge("screen", "retrieve")
+    g.add_edge("retrieve", "decide")
+    g.add_conditional_edges("decide", lambda s: "answer", ["answer", "decline"])
+    g.add_edge("answer", END)
+    g.add_edge("decline", END)
     graph = g.compile()
     for _ in range(50):
         graph.invoke({"a": 1})
@@ -112,13 +114,37 @@ def langgraph_cost(rounds: int) -> list[float]:
     return out
 
 
+class Direct:
+    """The agent's steps called in sequence, without LangGraph: the same functions, the same
+    state updates. An ask through the graph minus this, measured back to back on the same
+    question, is what LangGraph costs in this agent (state channels and task bookkeeping
+    with the real state, not only with no-op nodes)."""
+
+    def __init__(self, agent: Any):
+        self.deps, self.top_k = agent.deps, agent.deps.settings.top_k
+
+    def __call__(self, question: str) -> dict[str, Any]:
+        from app.agent import graph, nodes
+
+        runtime = SimpleNamespace(context=self.deps)
+        state: dict[str, Any] = {"question": question, "top_k": self.top_k, "history": []}
+        for step in (nodes.screen, nodes.retrieve, nodes.decide):
+            state.update(step(state, runtime))  # type: ignore[arg-type]
+        if nodes.route(state) == "generate":  # type: ignore[arg-type]
+            state.update(graph.answer(state, runtime))  # type: ignore[arg-type]
+        else:
+            state.update(graph.decline(state))  # type: ignore[arg-type]
+        return state
+
+
 def _timed_runs(
     retriever: Any, agent: Any, floor: RawFloor, qs: list[str], rounds: int
 ) -> dict[str, Any]:
     """Our search and ask, each question right after a floor measurement of the same
     question: the floor and what is compared with it share the machine's load."""
     runs: dict[str, Any] = {"search_steps": {}, "ask_steps": {}, "old_floor": [], "floor": []}
-    runs.update(search_total=[], ask_total=[], graph_overhead=[])
+    runs.update(search_total=[], ask_total=[], graph_overhead=[], graph_paired=[])
+    direct = Direct(agent)
     for _ in range(rounds):
         for q in qs:
             runs["floor"].append(floor(q))
@@ -138,6 +164,9 @@ def _timed_runs(
             for k, v in timings.items():
                 runs["ask_steps"].setdefault(k, []).append(v)
             runs["graph_overhead"].append(total - sum(timings.values()))
+            t0 = time.perf_counter()
+            direct(q)
+            runs["graph_paired"].append(total - (time.perf_counter() - t0) * 1000)
     return runs
 
 
@@ -192,6 +221,7 @@ def in_process(
         "ask_total_ms": summary(runs["ask_total"]),
         "graph_overhead_ms": summary(runs["graph_overhead"]),
         "langgraph_noop_invoke_ms": summary(langgraph_cost(300 * rounds)),
+        "langgraph_paired_ms": summary(runs["graph_paired"]),
         "audit": counts,
     }
     return inproc, floor

@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable
 from contextlib import nullcontext
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
+
+import anyio.to_thread
+from anyio import CapacityLimiter
 
 from app.agent.answerability import QuestionBank, load_model
 from app.agent.generators import make_generator
@@ -28,6 +32,7 @@ from app.store.deadline import deadline
 from app.store.index import POINTER_TTL_S, IndexStore
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 
 @dataclass
@@ -39,6 +44,15 @@ class Resources:
     retriever: Retriever
     agent: Agent
     _watching: threading.Event | None = field(default=None, init=False, repr=False)
+    _limiter: CapacityLimiter | None = field(default=None, init=False, repr=False)
+
+    async def run(self, fn: Callable[[], T]) -> T:
+        """fn on a worker thread, at most PIPELINE_THREADS at once in this process (the
+        pipeline is CPU work; more threads than that only fight over the GIL). Created on
+        first use, inside the event loop that awaits it."""
+        if self._limiter is None:
+            self._limiter = CapacityLimiter(self.settings.pipeline_threads)
+        return await anyio.to_thread.run_sync(fn, limiter=self._limiter)
 
     @classmethod
     def create(cls, settings: Settings) -> Resources:

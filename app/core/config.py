@@ -95,6 +95,14 @@ class Settings(BaseSettings):
     # HTTP server.
     gunicorn_bind: str = "127.0.0.1:8000"
     web_concurrency: int = Field(default=2, ge=1, le=32)
+    # Questions a worker works on at once (agent and search run on threads; the rest wait
+    # their turn on the event loop). Each worker has one core's worth of CPU: forty threads
+    # fighting for the GIL served fewer questions, later (docs/benchmarks.md, issue 17:
+    # at 64 clients, p99 1.3-1.6 s with 40, 0.8 s with 2 or 1). Two, not one, so that a
+    # store call stalled until its deadline does not hold every question of the worker.
+    pipeline_threads: int = Field(
+        default=2, ge=1, le=64, description="PIPELINE_THREADS: questions a worker works on at once"
+    )
     gunicorn_timeout_s: int = Field(default=120, ge=5)
 
     # Access.

@@ -1414,8 +1414,15 @@ class EmergencyDetector:
             if not len(rows):
                 continue
             kind_sims = sims[rows]
-            top = np.argsort(-kind_sims, kind="stable")[:2]
-            out[kind] = (float(kind_sims[top].mean()), bank.subkinds[rows[top[0]]])
+            # the two nearest without sorting the kind (its argmax is the first of equals,
+            # as a stable sort would give)
+            nearest = int(np.argmax(kind_sims))
+            if len(kind_sims) > 1:
+                two = kind_sims[np.argpartition(kind_sims, len(kind_sims) - 2)[-2:]]
+                mean = float(two.mean())
+            else:
+                mean = float(kind_sims[0])
+            out[kind] = (mean, bank.subkinds[rows[nearest]])
         return out
 
     def assess(self, text: str, vector: np.ndarray | None = None) -> Assessment:

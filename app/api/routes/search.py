@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from fastapi import APIRouter, Response
-from starlette.concurrency import run_in_threadpool
 
 from app.api.deps import ResourcesDep
 from app.api.metrics import observe_steps
@@ -19,7 +18,7 @@ async def search(body: AskRequest, resources: ResourcesDep) -> Response:
     """Parent cards for a question with their best subchunk score (no generation). The
     question is searched without markup and personal data, as /api/ask does."""
     # One hop to the thread pool, not two: each hop cost about as much as the vector query.
-    result = await run_in_threadpool(
+    result = await resources.run(
         lambda: resources.retriever.search(clean_question(body.question), body.top_k)
     )
     observe_steps(result.timings_ms)
