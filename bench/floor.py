@@ -24,7 +24,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from bench.common import CORES, QUICK, log, summary
-from bench.served import sequential, served, step_means_ms, step_totals
+from bench.served import round_trips, sequential, served, step_means_ms, step_totals
 from evaluation.golden import load_golden
 
 
@@ -241,6 +241,7 @@ def over_http(chroma_path: Path, workers: int, n: int, floor: RawFloor) -> dict[
         cold = sequential(service.url, "/api/ask", bodies, len(bodies))
         out["cold_first_pass_ask_ms"] = summary(cold)
         warm_up(service.url, bodies, workers)
+        out["http_round_trip_ms"] = summary(round_trips(service.url, "/healthz", n))
         for path in ("/api/search", "/api/ask"):
             before = step_totals(service.url)
             floors: list[float] = []

@@ -124,6 +124,26 @@ def sequential(
     return latencies
 
 
+def round_trips(url: str, path: str, n: int) -> list[float]:
+    """n GETs of `path` one after another on one keep-alive connection; client latencies in
+    ms. On /healthz (no body, no thread, no store) this is what the HTTP stack alone costs
+    a request: the client, uvicorn, the middlewares and the routing."""
+    conn = _conn(url)
+    latencies = []
+    try:
+        for _ in range(n):
+            started = time.perf_counter()
+            conn.request("GET", path)
+            resp = conn.getresponse()
+            resp.read()
+            latencies.append((time.perf_counter() - started) * 1000)
+            if resp.status != 200:
+                raise RuntimeError(f"{path} answered {resp.status}")
+    finally:
+        conn.close()
+    return latencies
+
+
 def service_memory(service: Service, full: bool = True) -> dict[str, Any]:
     """RSS/PSS of the gunicorn master and each worker (MB)."""
     assert service.proc is not None

@@ -148,15 +148,41 @@ def _findings(ip: dict[str, Any]) -> list[str]:
     ]
 
 
+def _http_floor(fl: dict[str, Any]) -> tuple[str, list[str]]:
+    """The HTTP stack's own round trip, beside the floor: how much of each target it uses."""
+    rt = fl["http"].get("http_round_trip_ms")
+    if not rt:
+        return "", []
+    base = fl["http"]["/api/search"]["floor_ms"]["p50"]
+    both = base + rt["p50"]
+    text = (
+        f"HTTP alone: `GET /healthz` on the same keep-alive connection, same client, no body, "
+        f"no thread, no store: p50 {num(rt['p50'], 2)} ms, p95 {num(rt['p95'], 2)} ms. The "
+        f"floor plus this round trip is {num(both, 2)} ms, {both / base:.2f}x the floor, "
+        f"before any work of ours."
+    )
+    finding = (
+        f"**What the HTTP stack costs:** a request that does nothing (`GET /healthz`) takes "
+        f"{num(rt['p50'], 2)} ms p50 through the client, uvicorn, the middlewares and the "
+        f"routing, {rt['p50'] / base:.2f}x the floor by itself; `/api/search` over HTTP is "
+        f"{num(fl['http']['/api/search']['latency_ms']['p50'], 2)} ms against "
+        f"{num(both, 2)} ms for floor + round trip. The floor is measured in-process, so a "
+        f"served route's ratio starts at {both / base:.2f}x."
+    )
+    return text, [finding]
+
+
 def render(fl: dict[str, Any], charts_dir: Path) -> Section:
     ip = fl["in_process"]
     charts.floor(fl, charts_dir / "floor.png")
     cold_text, cold_findings = _cold(fl)
+    http_text, http_findings = _http_floor(fl)
     markdown = (
         INTRO.format(threads=ip["threads"], requests=ip["requests"], n_results=ip["n_results"])
         + _steps_table(fl)
         + "\n\n"
         + _routes_table(fl)
+        + (f"\n\n{http_text}" if http_text else "")
         + "\n\n![floor](bench/floor.png)\n"
         + (f"\n\n{cold_text}" if cold_text else "")
     )
@@ -168,4 +194,4 @@ def render(fl: dict[str, Any], charts_dir: Path) -> Section:
     ]
     targets[0].append(met(t["search_met"]))
     targets[1].append(met(t["ask_met"]))
-    return Section(markdown, targets, cold_findings + _findings(ip))
+    return Section(markdown, targets, cold_findings + http_findings + _findings(ip))
