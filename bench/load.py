@@ -96,6 +96,28 @@ def sweep(chroma_path: Path) -> dict[str, Any]:
     }
 
 
+def pipeline_sweep(chroma_path: Path) -> dict[str, Any]:
+    """The embedded default (2 workers) at 64 clients for several PIPELINE_THREADS: the
+    questions a worker works on at once (40 is what the default thread pool would allow)."""
+    values = [1, 2, 40]
+    duration = 3.0 if QUICK else 6.0
+    concurrency = 64
+    rows = []
+    log(f"load: PIPELINE_THREADS sweep at c={concurrency}, {duration:.0f} s each: {values}")
+    for value in values:
+        with served(chroma_path, 2, PIPELINE_THREADS=str(value)) as service:
+            warm_up(service.url, _bodies(), 2)
+            res = run_load(service.url, PATH, _bodies(), concurrency, duration).as_dict()
+        res.update(pipeline_threads=value)
+        log(
+            f"  PIPELINE_THREADS={value}: {res['throughput_rps']:.0f} req/s, "
+            f"p99 {res['latency_ms']['p99']:.1f} ms, "
+            f"errors {res['http_errors']}+{res['conn_errors']}"
+        )
+        rows.append(res)
+    return {"concurrency": concurrency, "duration_s": duration, "rows": rows}
+
+
 # -- compose stack ---------------------------------------------------------------------
 
 
@@ -232,6 +254,7 @@ def run(chroma_path: Path, with_compose: bool = True) -> dict[str, Any]:
         "cores": CORES,
         "embedded": embedded(chroma_path),
         "sweep": sweep(chroma_path),
+        "pipeline_sweep": pipeline_sweep(chroma_path),
         "compose": compose_stack() if with_compose else {"skipped": "--no-compose"},
     }
 

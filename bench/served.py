@@ -25,9 +25,11 @@ def ensure_index(chroma_path: Path) -> None:
 
 
 @contextmanager
-def served(chroma_path: Path, workers: int, threads: int | None = None) -> Iterator[Service]:
+def served(
+    chroma_path: Path, workers: int, threads: int | None = None, **env: str
+) -> Iterator[Service]:
     # No rate limit: the load generator is one client IP (it is off by default anyway).
-    extra = {"WEB_CONCURRENCY": str(workers), "RATE_LIMIT_PER_MINUTE": "0"}
+    extra = {"WEB_CONCURRENCY": str(workers), "RATE_LIMIT_PER_MINUTE": "0", **env}
     if threads is not None:
         extra["TORCH_THREADS"] = str(threads)
     # Idempotent (rebuilds only when stale): the code under app/ may have changed since

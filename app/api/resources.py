@@ -47,11 +47,11 @@ class Resources:
     _limiter: CapacityLimiter | None = field(default=None, init=False, repr=False)
 
     async def run(self, fn: Callable[[], T]) -> T:
-        """fn on a worker thread, at most PIPELINE_THREADS at once in this process (the
-        pipeline is CPU work; more threads than that only fight over the GIL). Created on
-        first use, inside the event loop that awaits it."""
+        """fn on a worker thread, at most PIPELINE_THREADS at once in this process
+        (Settings.pipeline_concurrency). Created on first use, inside the event loop that
+        awaits it."""
         if self._limiter is None:
-            self._limiter = CapacityLimiter(self.settings.pipeline_threads)
+            self._limiter = CapacityLimiter(self.settings.pipeline_concurrency)
         return await anyio.to_thread.run_sync(fn, limiter=self._limiter)
 
     @classmethod

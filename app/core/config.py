@@ -95,13 +95,18 @@ class Settings(BaseSettings):
     # HTTP server.
     gunicorn_bind: str = "127.0.0.1:8000"
     web_concurrency: int = Field(default=2, ge=1, le=32)
-    # Questions a worker works on at once (agent and search run on threads; the rest wait
-    # their turn on the event loop). Each worker has one core's worth of CPU: forty threads
-    # fighting for the GIL served fewer questions, later (docs/benchmarks.md, issue 17:
-    # at 64 clients, p99 1.3-1.6 s with 40, 0.8 s with 2 or 1). Two, not one, so that a
-    # store call stalled until its deadline does not hold every question of the worker.
+    # Questions a worker works on at once (agent and search run on threads; the others
+    # wait their turn). 0 = by the generator: 1 for the extractive answer, which is CPU work
+    # and each worker has one core's worth (more threads only fight over the GIL: at 64
+    # clients, p99 1.3 s with the 40 threads of the default pool, 0.67-0.76 s with 1;
+    # docs/benchmarks.md, issue 17); 16 with a model, whose calls wait on the network. A
+    # store that stalls holds every question anyway (they all need it), and the store
+    # deadline and the request backstop bound each one.
     pipeline_threads: int = Field(
-        default=2, ge=1, le=64, description="PIPELINE_THREADS: questions a worker works on at once"
+        default=0,
+        ge=0,
+        le=64,
+        description="PIPELINE_THREADS: questions a worker works on at once; 0 = by generator",
     )
     gunicorn_timeout_s: int = Field(default=120, ge=5)
 
@@ -184,6 +189,13 @@ class Settings(BaseSettings):
         default="127.0.0.1,::1",
         description="FORWARDED_ALLOW_IPS: proxies whose X-Forwarded-For gunicorn trusts",
     )
+
+    @property
+    def pipeline_concurrency(self) -> int:
+        """PIPELINE_THREADS, or when 0: 1 for the extractive generator, 16 with a model."""
+        if self.pipeline_threads:
+            return self.pipeline_threads
+        return 1 if self.generator == "extractive" else 16
 
     @property
     def cors_origin_list(self) -> list[str]:

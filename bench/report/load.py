@@ -65,6 +65,36 @@ def _sweep(sw: dict[str, Any]) -> str:
     )
 
 
+def _pipeline(ps: dict[str, Any] | None) -> tuple[str, list[str]]:
+    if not ps:
+        return "", []
+    rows = [
+        [r["pipeline_threads"], num(r["throughput_rps"], 1)]
+        + [num(r["latency_ms"][q], 1) for q in ("p50", "p95", "p99")]
+        + [r["http_errors"] + r["conn_errors"]]
+        for r in ps["rows"]
+    ]
+    head = ["PIPELINE_THREADS", "throughput req/s", "p50 ms", "p95 ms", "p99 ms", "errors"]
+    text = (
+        f"**Questions a worker works on at once** (`PIPELINE_THREADS`; 40 is what the default "
+        f"thread pool allowed before issue 17), embedded default with 2 workers, concurrency "
+        f"{ps['concurrency']}, {num(ps['duration_s'], 0)} s each:\n\n" + table(head, rows)
+    )
+    by = {r["pipeline_threads"]: r for r in ps["rows"]}
+    findings = []
+    if 1 in by and 40 in by:
+        a, b = by[40], by[1]
+        findings.append(
+            f"**One question at a time per worker, shorter tail:** at {ps['concurrency']} "
+            f"clients, PIPELINE_THREADS=1 (the default with the extractive answer) served "
+            f"{num(b['throughput_rps'], 1)} req/s with p99 {num(b['latency_ms']['p99'], 0)} ms, "
+            f"against {num(a['throughput_rps'], 1)} req/s and p99 "
+            f"{num(a['latency_ms']['p99'], 0)} ms with 40 threads: each worker has one core, "
+            f"and threads beyond that only fight over the GIL."
+        )
+    return text, findings
+
+
 def _sweep_findings(sw: dict[str, Any]) -> list[str]:
     by = {(r["workers"], r["threads"]): r for r in sw["rows"]}
     out = []
@@ -89,7 +119,9 @@ def render(ld: dict[str, Any], charts_dir: Path) -> Section:
     em, co = ld["embedded"], ld.get("compose", {})
     levels = em["levels"] + (co.get("levels") or [])
     errors = sum(r["http_errors"] + r["conn_errors"] for r in levels)
-    markdown = "\n\n".join(["## 2. Load\n", _embedded(em), _compose(co), _sweep(ld["sweep"])])
+    pipeline_text, pipeline_findings = _pipeline(ld.get("pipeline_sweep"))
+    parts = ["## 2. Load\n", _embedded(em), _compose(co), _sweep(ld["sweep"])]
+    markdown = "\n\n".join(parts + ([pipeline_text] if pipeline_text else []))
     scope = "embedded and compose" if co.get("levels") else "embedded"
     by_c = {r["concurrency"]: r for r in em["levels"]}
     c32, c64 = by_c.get(32), by_c.get(64)
@@ -113,4 +145,4 @@ def render(ld: dict[str, Any], charts_dir: Path) -> Section:
                 met(p99 < P99_AT_64_BEFORE_MS),
             ]
         )
-    return Section(markdown, targets, _sweep_findings(ld["sweep"]))
+    return Section(markdown, targets, pipeline_findings + _sweep_findings(ld["sweep"]))

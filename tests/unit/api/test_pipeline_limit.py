@@ -57,6 +57,21 @@ def test_the_pipeline_runs_off_the_event_loop_thread() -> None:
     assert all(name != "MainThread" for name in names)
 
 
+def test_by_default_one_question_at_a_time_extractive_sixteen_with_a_model() -> None:
+    extractive = Settings(_env_file=None, pipeline_threads=0)  # type: ignore[call-arg]
+    model = Settings(  # type: ignore[call-arg]
+        _env_file=None,
+        pipeline_threads=0,
+        generator="openai",
+        llm_base_url="http://127.0.0.1:9/v1",
+        llm_model="m",
+    )
+    assert (extractive.pipeline_concurrency, model.pipeline_concurrency) == (1, 16)
+    assert Settings(_env_file=None, pipeline_threads=3).pipeline_concurrency == 3  # type: ignore[call-arg]
+    most, _ = _run_concurrently(_resources(0), 4)
+    assert most == 1
+
+
 def test_pipeline_threads_is_checked() -> None:
     with pytest.raises(ValueError, match="pipeline_threads"):
-        Settings(_env_file=None, pipeline_threads=0)  # type: ignore[call-arg]
+        Settings(_env_file=None, pipeline_threads=-1)  # type: ignore[call-arg]
