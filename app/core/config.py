@@ -99,7 +99,7 @@ class Settings(BaseSettings):
     # wait their turn). 0 = by the generator: 1 for the extractive answer, which is CPU work
     # and each worker has one core's worth (more threads only fight over the GIL: at 64
     # clients, p99 1.3 s with the 40 threads of the default pool, 0.67-0.76 s with 1;
-    # docs/benchmarks.md, issue 17); 16 with a model, whose calls wait on the network. A
+    # `make bench`, load section, issue 17); 16 with a model, whose calls wait on the network. A
     # store that stalls holds every question anyway (they all need it), and the store
     # deadline and the request backstop bound each one.
     pipeline_threads: int = Field(

@@ -181,3 +181,5 @@ if (latest && latest.result && latest.conversation === questions.current) {
 }
 showConversation();
 panel.follow(window.history.state);
+// Every listener above is attached: the browser tests wait for this before they type.
+document.documentElement.dataset.ready = "true";

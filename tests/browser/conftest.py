@@ -112,6 +112,9 @@ def _checked_page(
     """A page at `url` in a new context, screenshotted on failure and checked for problems."""
     context, pg = open_page(browser, url, problems, viewport=viewport, **context_args)
     pg.goto(url + "/")
+    # The module has run to its end (every listener attached) before a test types: a skip
+    # link pressed before its listener existed navigated to #question (seen once in CI).
+    pg.wait_for_selector("html[data-ready='true']", state="attached")
     yield pg
     failed = getattr(request.node, "rep_call", None)
     if failed is not None and failed.failed:
