@@ -11,7 +11,9 @@ context); the wiring below reads like the diagram above.
 The steps after the decision run in sequence with no branch between them, so they share one
 graph node each way: every node LangGraph runs costs about 0.25 ms of bookkeeping (reading
 and writing the state's channels, task and checkpoint records), and four nodes instead of
-six took 0.55 ms off an ask (paired, 800 golden questions; docs/benchmarks.md, issue 17).
+six took 0.55 ms off an ask (paired, 800 golden questions, issue 17). `make bench` reports
+what LangGraph costs this graph (docs/benchmarks.md, section 1). bench/floor.py `Direct` runs
+the same steps without LangGraph to measure it: keep the two in step.
 """
 
 from __future__ import annotations

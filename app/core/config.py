@@ -98,8 +98,9 @@ class Settings(BaseSettings):
     # Questions a worker works on at once (agent and search run on threads; the others
     # wait their turn). 0 = by the generator: 1 for the extractive answer, which is CPU work
     # and each worker has one core's worth (more threads only fight over the GIL: at 64
-    # clients, p99 1.3 s with the 40 threads of the default pool, 0.67-0.76 s with 1;
-    # `make bench`, load section, issue 17); 16 with a model, whose calls wait on the network. A
+    # clients, p99 1.3 s with the 40 threads of the default pool, 0.67-0.76 s with 1 in
+    # issue 17's runs; `make bench` reruns it, load section); 16 with a model, whose calls
+    # wait on the network. A
     # store that stalls holds every question anyway (they all need it), and the store
     # deadline and the request backstop bound each one.
     pipeline_threads: int = Field(
