@@ -174,12 +174,17 @@ def screen(state: AgentState, runtime: Runtime[AgentDeps]) -> dict[str, Any]:
     asked = what_is_asked(query, mentions)
     vectors = deps.retriever.embedder.embed([*texts, asked] if asked else texts)
     assessment = deps.detector.assess(state["question"], vectors[0])
+    # A follow-up names nothing of its own, so it is all "what is asked": retrieval reads it
+    # with the carried name in front ("metformina: e se der dor de barriga?"), and the
+    # sentences are chosen by the follow-up's own words (vectors[0]). With the name, the
+    # card's "A metformina ... deve ser tomada junto com as refeições" opened that answer.
+    asked_vector = vectors[-1] if asked else (vectors[0] if carried else None)
     return {
         "query": query,
         "search_query": search_query,
         "topic": topic,
         "query_vector": vectors[len(texts) - 1],
-        "asked_vector": vectors[-1] if asked else None,
+        "asked_vector": asked_vector,
         "emergency": assessment.kind,
         "emergency_signals": {"subkind": assessment.subkind, **assessment.signals},
         "mentions": mentions,

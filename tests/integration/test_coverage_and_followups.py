@@ -50,6 +50,31 @@ def test_a_nameless_turn_keeps_the_conversations_medicine(service: Service) -> N
 
 
 @pytest.mark.parametrize(
+    ("first", "follow_up", "card", "line"),
+    [
+        # Before: refused ("de barriga" was read as pregnancy, so the turn seemed to name
+        # a topic of its own and lost the metformin).
+        (
+            "posso tomar metformina depois do jantar?",
+            "e se der dor de barriga?",
+            "card-003",
+            "incômodos no estômago e no intestino",
+        ),
+        # Before: the line about coffee was not chosen; the carried name picked the lines.
+        ("tomo levotiroxina de manhã", "e com café?", "card-001", "sem café"),
+    ],
+)
+def test_a_follow_up_is_answered_by_its_own_words(
+    service: Service, first: str, follow_up: str, card: str, line: str
+) -> None:
+    body = ask(service, first)
+    history = [{"question": first, "citations": [c["id"] for c in body["citations"]]}]
+    body = ask(service, follow_up, history)
+    assert [c["id"] for c in body["citations"]][:1] == [card], body
+    assert line in body["answer"], body["answer"]
+
+
+@pytest.mark.parametrize(
     "question", ["minha mãe começou a tomar varfarina", "meu pai começou a usar insulina"]
 )
 def test_a_medicine_started_is_not_an_emergency(service: Service, question: str) -> None:

@@ -44,6 +44,21 @@ def test_common_words_are_not_read_as_names() -> None:
 
 
 @pytest.mark.parametrize(
+    ("question", "names"),
+    [
+        ("e se der dor de barriga?", []),
+        ("a metformina me dá dor de barriga", ["metformina"]),
+        ("tô de barriga de 3 meses, posso tomar losartana?", ["gravidez", "losartana"]),
+        ("minha filha está de barriga e usa insulina", ["gravidez", "insulina"]),
+    ],
+)
+def test_a_stomach_ache_is_no_pregnancy(question: str, names: list[str]) -> None:
+    """Before: the alias "de barriga" read "dor de barriga" as pregnancy, and a follow-up
+    about it lost the conversation's medicine and was refused."""
+    assert [m.entry.name for m in vocabulary().find(question)] == names
+
+
+@pytest.mark.parametrize(
     "question",
     [
         "sinto dormência nas mãos",  # within two edits of "demência"
