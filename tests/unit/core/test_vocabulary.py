@@ -24,6 +24,7 @@ from tests.conftest import CARDS
         ("remédio da tireoide em jejum?", "levotiroxina"),
         ("sinvastatina a noite", "estatinas"),
         ("rivotril vicia?", "remédios para dormir"),
+        ("meu remédio venceu faz 1 mês", "descarte"),
     ],
 )
 def test_covered_names_survive_typos_brands_and_everyday_names(question: str, name: str) -> None:
