@@ -47,7 +47,7 @@ class Focus:
     terms: dict[str, float] = field(default_factory=dict)  # question's words -> weight (sum 1)
     about_of: dict[str, set[str]] = field(default_factory=dict)  # card -> names it is about
     urgent: bool = False  # an emergency: the card's lines on what to do come first
-    asked: Any = None  # embedding of the question without the medicines it names, or None
+    asked: Any = None  # the question without the names it gives (AgentState.asked_vector)
     low_mood: bool = False  # tells of sadness or hopelessness: where to get help comes first
     when: bool = False  # asks when to take it: the lines that say when come first
 

@@ -55,7 +55,8 @@ class AgentState(TypedDict, total=False):
     generator."""
     asked_vector: Any
     """The embedding of the question without the medicines it names (what is asked about
-    them), or None; the extractive generator weighs card sentences by it too."""
+    them); for a follow-up that carries the previous turn's medicine, the follow-up's own
+    words; else None. The extractive generator weighs card sentences by it too."""
     decision: dict[str, Any]
     """The answerability decision: outcome ("answer", "not_covered", "emergency"), a plain
     reason, and the signals it used."""
