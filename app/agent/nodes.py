@@ -282,11 +282,13 @@ def _covered(state: AgentState, lexicon: CardLexicon, answerable: bool) -> bool:
       braço" gets the stroke signs under the escalation, not the escalation alone.
     - A poisoning named by the rules is answered only from a card about it (storage out of
       children's reach, the paracetamol limit), never from whatever card ranked first.
-    - Safe messaging: self-harm intent or a method question named by the rules gets no
-      medicine or dose details, only a card about getting help in a crisis (its topics name
-      saúde mental or the CVV).
-    A detection by resemblance alone (less certain: "remédio pra dormir faz mal?") keeps its
-    answer under the escalation."""
+    - Safe messaging: a message read as self-harm (intent, a method question), by the rules
+      or by resemblance to the exemplars, gets no medicine or dose details, only a card about
+      getting help in a crisis (its topics name saúde mental or the CVV). An informational
+      question read as self-harm by mistake loses its answer too: the escalation it gets
+      says where to find help, and a method question that resembles an informational one
+      must never get the lines that confirm the method.
+    Other emergencies found by resemblance alone keep their answer under the escalation."""
     parents = state.get("parents", [])
     if not parents:
         return False
@@ -298,14 +300,15 @@ def _covered(state: AgentState, lexicon: CardLexicon, answerable: bool) -> bool:
         and top in _emergency_cards(state, lexicon)
     )
     covered = answerable or signs_card
-    by_rule = state.get("emergency_signals", {}).get("by") == "concept"
-    if not (covered and by_rule):
-        return covered
-    if emergency == "poisoning":
-        return top in _emergency_cards(state, lexicon)
-    if emergency == "self_harm":
+    if covered and emergency == "self_harm":
+        # Whatever found it, rules or resemblance: "tomar a caixa toda de clonazepam com
+        # cachaça resolve de vez?" (found by resemblance) was answered with the sleep card's
+        # "a mistura aumenta muito a sedação e pode deprimir a respiração".
         card = lexicon.cards.get(top)
         return card is not None and bool({fold(t) for t in card.topics} & SUPPORT_TOPICS)
+    by_rule = state.get("emergency_signals", {}).get("by") == "concept"
+    if covered and by_rule and emergency == "poisoning":
+        return top in _emergency_cards(state, lexicon)
     return covered
 
 

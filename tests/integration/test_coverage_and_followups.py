@@ -75,6 +75,28 @@ def test_a_follow_up_is_answered_by_its_own_words(
 
 
 @pytest.mark.parametrize(
+    "question",
+    [
+        # read as self-harm by resemblance to the exemplars, not by a rule
+        "tomei 20 comprimidos de rivotril",
+        "acabei de tomar uns 25 comprimidos de diazepam",
+        "tomei todos os comprimidos de zolpidem que tinha",
+    ],
+)
+def test_self_harm_found_by_resemblance_gets_no_medicine_lines(
+    service: Service, question: str
+) -> None:
+    """Before: these got the sleep card's lines (dependence, "a mistura aumenta muito a
+    sedação e pode deprimir a respiração") under the CVV line. Safe messaging: only the card
+    about getting help in a crisis (card-020) may speak."""
+    body = ask(service, question)
+    assert body["emergency"] == "self_harm", body
+    assert "CVV 188" in body["answer"] and "SAMU 192" in body["answer"], body["answer"]
+    assert {c["id"] for c in body["citations"]} <= {"card-020"}, body["citations"]
+    assert "sedação" not in body["answer"] and "clonazepam" not in body["answer"], body["answer"]
+
+
+@pytest.mark.parametrize(
     "question", ["minha mãe começou a tomar varfarina", "meu pai começou a usar insulina"]
 )
 def test_a_medicine_started_is_not_an_emergency(service: Service, question: str) -> None:
