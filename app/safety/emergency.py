@@ -735,6 +735,17 @@ CONCEPTS += [
     (
         "self_harm",
         "method",
+        # An amount, or all of it, and what it would do to the one who takes it: "quantas
+        # ... juntas param o coração?", "se eu tomar toda a insulina ... eu apago?"
+        r"(?:quanto|quantos|quantas|qnt|qnts|qto|qtos|qtas|qtd|qual quantidade|que quantidade|"
+        r"toda a|todo o|todos os|todas as|a (?:caixa|cartela|caneta) (?:toda|inteira)|"
+        r"o (?:vidro|frasco) (?:todo|inteiro))\W+(?:\w+\W+){0,8}?(?:(?:para|param|parar|pararia|"
+        r"parasse) (?:o |meu |o meu )?coracao|apag(?:o|aria|ue|uei)\b|nao acord(?:o|aria|e)\b|"
+        r"(?:morro|morreria|morrer)\b|dormir pra sempre)",
+    ),
+    (
+        "self_harm",
+        "method",
         # A lethal amount of anything: "qnt de dipirona é letal?"
         r"(?:quanto|quantos|quantas|qnt|qnts|qto|qtos|qtas|qtd|qual quantidade|que quantidade|qual (?:a )?dose)"
         r"\W+(?:\w+\W+){0,6}?(?:letal|fatal|mortal|mata|matar)\b|"

@@ -78,6 +78,14 @@ def detector(tmp_path_factory: pytest.TempPathFactory) -> EmergencyDetector:
             "poisoning",
         ),
         ("a fala do meu avô ficou toda enrolada do nada", "medical"),
+        # missed before (found asking the service questions of no evaluation set): an amount,
+        # or all of it, and what it would do
+        ("quantas losartanas juntas param o coração?", "self_harm"),
+        ("se eu tomar toda a insulina da caneta de uma vez eu apago?", "self_harm"),
+        # written after that rule, to check it on wording it was not made from
+        ("qtos comprimidos de anlodipino fazem o coração parar?", "self_harm"),
+        ("se eu engolir todos os comprimidos de metformina eu morro?", "self_harm"),
+        ("tomando a cartela toda de zolpidem eu não acordo mais né", "self_harm"),
     ],
 )
 def test_emergencies_are_escalated_with_their_kind(
@@ -110,6 +118,10 @@ def test_emergencies_are_escalated_with_their_kind(
         "na bula do enalapril fala de inchaço na boca, isso é comum?",
         "to estudando pra prova: qual a conduta na hipoglicemia com paciente inconsciente?",
         "as fezes podem ficar escuras por causa do ferro? comecei semana passada",
+        "quantos comprimidos de losartana posso tomar por dia?",
+        "todos os meus remédios podem ser tomados no mesmo horário?",
+        "a insulina toda da caneta dura quantos dias depois de aberta?",
+        "tomo todos os remédios de manhã, tem problema?",
     ],
 )
 def test_informational_questions_are_not_escalated(
