@@ -8,7 +8,7 @@ export HF_HUB_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 export PYTHONPATH := $(CURDIR)
 
-.PHONY: help venv run test test-fast test-deps lint ingest ingest-clean eval redteam
+.PHONY: help venv run test test-fast test-deps lint ingest ingest-clean eval models redteam
 
 help: ## List the targets
 	@awk 'BEGIN{FS=":.*## "} /^[a-zA-Z_-]+:.*## /{printf "  %-14s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -40,6 +40,10 @@ ingest: venv ## Build the index if it is missing or stale (embedded store by def
 
 ingest-clean: venv ## Rebuild the index from scratch (build-then-switch: the old one serves until then)
 	$(PY) -m ingest --clean
+
+models: venv ## Retrain the learned models: intents and sentence scorer, then answerability
+	$(PY) -m evaluation.sentence_scorer
+	$(PY) -m evaluation.answerability
 
 eval: venv ## Golden set: card-atomic vs parent-document recall@k, min_similarity sweep, agent, gate
 	$(PY) -m evaluation --gate

@@ -32,6 +32,7 @@ from app.agent.answerability import (
 from app.core.config import settings_from_environment
 from app.core.vocabulary import vocabulary
 from app.safety.pii import clean_question
+from evaluation.authored import load_authors
 from evaluation.golden import GoldenCase, load_golden, load_sentences
 from evaluation.quality import ask_golden, build_agent
 
@@ -59,6 +60,56 @@ def one_point_cases() -> list[GoldenCase]:
         )
         for c in load_sentences()
     ]
+
+
+def author_cases() -> list[GoldenCase]:
+    """The single questions (and first turns) of every author's set (issue 24), as golden
+    cases: a question with a covered part is in scope (the covered part is answered, the
+    rest named); an out-of-scope one is near-domain. The tuning authors (kb/questions) train;
+    the held-out ones (tests/eval/authors) are only measured. They do not join the bank."""
+    out = []
+    for items in load_authors().values():
+        for item in items:
+            for n, turn in enumerate(item.as_turns(), start=1):
+                if turn.follow_up:
+                    continue
+                cards = list(dict.fromkeys(c for p in turn.parts if p.covered for c in p.cards))
+                case_id, question, split = f"{item.id}#{n}", turn.question, item.split
+                if cards:
+                    out.append(
+                        GoldenCase(
+                            id=case_id,
+                            kind="narrow",
+                            question=question,
+                            split=split,
+                            must_cite_one_of=cards,
+                        )
+                    )
+                else:
+                    out.append(
+                        GoldenCase(
+                            id=case_id,
+                            kind="out_of_scope",
+                            question=question,
+                            split=split,
+                            expect_refusal=True,
+                            scope="near_domain",
+                        )
+                    )
+    return out
+
+
+def ask_cases(agent: Any, cases: list[GoldenCase]) -> list[dict[str, Any]]:
+    """ask_golden, with a tuning author's question scored as a new author's would be: its
+    own author's example questions left out of the example-question signal."""
+    tune_authors = {a for a, items in load_authors().items() if items and items[0].split == "tune"}
+    rows = []
+    for case in cases:
+        author = case.id.split("-", 1)[0] if "#" in case.id else None
+        agent.deps.sentences.exclude_author = author if author in tune_authors else None
+        rows += ask_golden(agent, [case])
+    agent.deps.sentences.exclude_author = None
+    return rows
 
 
 def bank_text(question: str) -> str:
@@ -204,10 +255,11 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.WARNING)
     cases = load_golden() + one_point_cases()
     order = write_bank(cases)
+    cases += author_cases()
     bootstrap_model(MODEL_PATH)
     with tempfile.TemporaryDirectory(prefix="rag-answerability-") as tmp:
         agent = build_agent(settings_from_environment(), Path(tmp))
-        rows = ask_golden(agent, cases)
+        rows = ask_cases(agent, cases)
         with_bank_features(rows, cases, agent.deps.bank, order)
     params, report = train(rows)
     args.out.write_text(json.dumps(params, indent=1) + "\n", encoding="utf-8")

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from app.agent.examples import Example, examples_hash, read_examples
 from app.core.config import Settings
 from app.core.errors import IndexNotReadyError
 from app.embedding import Embedder
@@ -139,6 +140,9 @@ def run_ingest(
     wanted = schema.expected_build(
         settings, embedder.model_id, embedder.dimension, corpus.corpus_hash
     )
+    # the example questions belong to the build: a changed set is a new build
+    examples = read_examples({c.id: c.text for c in corpus.cards})
+    wanted[schema.EXAMPLES_HASH] = examples_hash(examples)
     log.info("corpus valid: %d cards -> %d chunks", len(corpus.cards), len(rows))
     if not clean:
         current, name = _is_current(store, wanted)
@@ -151,7 +155,7 @@ def run_ingest(
     name = store.new_version_name()
     try:
         with _heartbeat(store, max(settings.ingest_lock_ttl_s / 4, 1.0)):
-            steps = _build(settings, embedder, store, name, corpus, rows, wanted)
+            steps = _build(settings, embedder, store, name, corpus, rows, wanted, examples)
             store.activate(name)
     except BaseException:
         log.error(
@@ -159,6 +163,7 @@ def run_ingest(
         )
         try:
             store.delete_collection(name)
+            store.delete_collection(store.examples_name(name))
         except Exception as cleanup_exc:  # the original error matters more
             log.error("could not remove partial build %s: %s", name, cleanup_exc)
         _release(store)
@@ -187,6 +192,7 @@ def _build(
     corpus: Corpus,
     rows: list[Row],
     wanted: dict[str, Any],
+    examples: list[Example],
 ) -> dict[str, float]:
     """Embed, write, verify and mark build `name` ready. Returns seconds per step."""
     t0 = time.perf_counter()
@@ -196,6 +202,7 @@ def _build(
     meta = schema.new_build(wanted, built_at, len(corpus.cards), len(rows))
     store.create_version(name, meta)
     store.write_rows(name, rows, vectors, min(store.max_batch_size(), WRITE_BATCH))
+    _write_examples(settings, embedder, store, name, examples)
     t2 = time.perf_counter()
     _verify(store, name, rows, corpus)
     store.mark_ready(name, meta)
@@ -208,3 +215,31 @@ def _drop_other_versions(store: IndexStore, keep: str) -> None:
         if old != keep:
             store.delete_collection(old)
             log.info("removed old build %s", old)
+    for old in store.list_example_sets():
+        if old != store.examples_name(keep):
+            store.delete_collection(old)
+
+
+def _write_examples(
+    settings: Settings, embedder: Embedder, store: IndexStore, name: str, examples: list[Example]
+) -> int:
+    """Embed the example questions of the corpus's sentences (kb/questions) and store them
+    with build `name` (app.agent.examples)."""
+    if not examples:
+        return 0
+    rows = [
+        Row(
+            id=f"x{i:06d}",
+            document="",  # only the vector serves; the text is in kb/questions
+            metadata={"sentences": ",".join(e.sentences), "author": e.author},
+        )
+        for i, e in enumerate(examples)
+    ]
+    vectors: list[list[float]] = []
+    batch = max(settings.embedding_batch_size, 1)
+    for i in range(0, len(examples), batch):
+        part = embedder.embed([e.text for e in examples[i : i + batch]])
+        vectors.extend(v.tolist() for v in part)
+    store.write_examples(name, rows, vectors, min(store.max_batch_size(), WRITE_BATCH))
+    log.info("stored %d example questions with %s", len(rows), name)
+    return len(rows)

@@ -57,10 +57,12 @@ FEATURES = (
     "bank_in_3",
     "bank_out_1",
     "bank_out_3",
+    "answer_p",
+    "example_sim",
 )
 BANK_FEATURES = ("bank_in_1", "bank_in_3", "bank_out_1", "bank_out_3")
 # Words that carry no topic in a patient's question ("posso", "tomar", "remédio").
-_GENERIC = frozenset(
+GENERIC = frozenset(
     tokenize(
         "posso pode podem devo deve tomar tomo tomei tomando usar uso remédio remédios "
         "medicamento medicamentos comprimido comprimidos faz fazer dá dar tem ter é isso "
@@ -167,7 +169,7 @@ def load_model(path: Path = MODEL_PATH) -> dict[str, Any]:
 
 
 def content_terms(text: str) -> list[str]:
-    return [t for t in tokenize(text) if t not in _GENERIC and not t.isdigit()]
+    return [t for t in tokenize(text) if t not in GENERIC and not t.isdigit()]
 
 
 def decision_terms(text: str) -> list[str]:
@@ -279,11 +281,13 @@ def decide(
     bank: QuestionBank,
     model: dict[str, Any] | None = None,
     original: str | None = None,
+    answer: dict[str, float] | None = None,
 ) -> Decision:
     """The decision for `query` (the question as searched). `original` is the question the
     mentions were found in (their spans point into it), for naming what is not covered."""
     model = model or load_model()
     values = features(query, mentions, candidates, lexicon, query_vector, sentence_vectors, bank)
+    values.update(answer or {"answer_p": 0.0, "example_sim": 0.0})
     p = probability(values, model)
     signals: dict[str, Any] = {k: round(v, 3) for k, v in values.items()}
     signals["p_covered"] = round(p, 3)

@@ -7,6 +7,7 @@ import json
 import logging
 import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Protocol
@@ -14,12 +15,15 @@ from typing import Any, Protocol
 import httpx
 import numpy as np
 
+from app.agent.compose import MAX_SENTENCES, Composition, Part, compose
 from app.agent.context import context_block
+from app.agent.examples import ExampleBank
 from app.agent.safety import SYSTEM_RULES
-from app.agent.text import sentences
+from app.agent.scorer import Candidate, Question, SentenceScorer, features, load_scorer
+from app.agent.sentence_labels import ANAPHORIC, numbered, sentence_labels
 from app.agent.vectors import SentenceVectors
 from app.core.config import Settings
-from app.core.text import fold, tokenize
+from app.core.text import fold
 from app.core.vocabulary import Entry, vocabulary
 from app.retrieval.models import ContextChunk
 from app.safety.advice import HARD, read, unsafe_reasons
@@ -34,6 +38,7 @@ class Draft:
     citations: list[str]
     generator: str
     warnings: list[str] = field(default_factory=list)
+    uncovered: list[str] = field(default_factory=list)  # parts of the question no card answers
 
 
 @dataclass
@@ -44,32 +49,17 @@ class Focus:
     names: list[Entry] = field(default_factory=list)
     about: set[str] = field(default_factory=set)
     need: str | None = None  # "stop" | "double" | "change" | "missed"
-    terms: dict[str, float] = field(default_factory=dict)  # question's words -> weight (sum 1)
     about_of: dict[str, set[str]] = field(default_factory=dict)  # card -> names it is about
+    cards_of: dict[str, set[str]] = field(default_factory=dict)  # name -> cards about it
+    foreign: set[str] = field(default_factory=set)  # cards about a medicine not asked about
+    card_medicines: dict[str, set[str]] = field(default_factory=dict)  # card -> its medicines
     urgent: bool = False  # an emergency: the card's lines on what to do come first
     asked: Any = None  # the question without the names it gives (AgentState.asked_vector)
     low_mood: bool = False  # tells of sadness or hopelessness: where to get help comes first
-    when: bool = False  # asks when to take it: the lines that say when come first
-
-
-# A question about when ("posso tomar a losartana à noite?", "que horas tomo?"), and the lines
-# that say when: the embedder reads the name in both and not the time.
-WHEN_ASKED = re.compile(
-    r"\b(?:que horas|qual hora|que hora|qual (?:o )?(?:melhor )?horario|melhor horario|melhor momento|"
-    r"antes ou depois)\b|"
-    # a time named for taking, using or measuring it (not "posso dirigir de manhã?")
-    r"\b(?:tom\w*|us[oa]r?|aplic\w*|med\w*)\W+(?:\w+\W+){0,4}?(?:a noite|de noite|a tarde|de manha|pela manha|"
-    r"cedo|em jejum|de estomago vazio|antes de dormir|antes do cafe|depois do cafe|no mesmo horario)\b"
-)
-_SAYS_WHEN = re.compile(
-    r"\b(?:horario|horarios|manha|noite|hora|horas|vez por dia|vezes ao dia|jejum|estomago vazio|"
-    r"(?:antes|depois|junto) (?:d[oa]s?|com as?) (?:cafe|almoco|jantar|refeic\w*|dormir|comer)|refeicoes|"
-    r"cafe da manha|minutos antes)\b"
-)
-# Swept on the tuning half of tests/eval/sentences.yaml: 0.1 to 0.5 open with an answering
-# line in 0.568 of the questions (0.547 without); 0.5 because below it the name still
-# outweighs the time in "posso tomar a losartana à noite?" (read by hand, in no set).
-WHEN_BONUS = 0.5
+    question: Question | None = None  # the question as the sentence scorer reads it
+    clauses: list[Question] = field(default_factory=list)  # its parts, when it asks several
+    pool: list[Candidate] | None = None  # the cited cards' sentences, scored for `question`
+    scored_with: Any = None  # the scorer that scored `pool`
 
 
 # Low mood told, not asked about ("tô muito triste e sem vontade de nada faz semanas"): the
@@ -143,6 +133,13 @@ def speaks_to_stop(sentence: str) -> bool:
     return bool(_SPEAKS_TO_STOP.search(folded) and _SPEAKS_TO_STOP_HOW.search(folded))
 
 
+def names_a_medicine_of(c: Any, focus: Focus) -> bool:
+    """Whether the sentence names another medicine its own card is about."""
+    asked = {e.name for e in focus.names}
+    others = focus.card_medicines.get(c.card, set()) - asked
+    return any(m.exact and m.entry.name in others for m in vocabulary().find(c.text))
+
+
 def portable_guidance(sentence: str) -> bool:
     """Guidance that reads right under any question: it names no medicine or condition, sets
     no condition of its own ("Se você engravidar ...") and points back to nothing ("esses
@@ -165,20 +162,40 @@ def is_guidance(sentence: str, need: str | None) -> bool:
     )
 
 
+def _dependent(sid: str, sentence: str, labels: Any, after: str = "", card: str = "") -> bool:
+    """Whether a sentence cannot be read alone ("Se notar esses sintomas, não reduza...")
+    and the text it follows (`after`) does not hold what it needs."""
+    label = labels.get(sid, sentence)
+    if label is None:
+        return bool(ANAPHORIC.match(sentence))
+    if label.needs is None:
+        return False
+    needed = next(
+        (s for n, _, s in numbered(card) if f"{sid.rsplit(':', 1)[0]}:{n:02d}" == label.needs), None
+    )
+    return not (needed and needed in after)
+
+
 def guidance_sentence(
-    parents: list[ContextChunk], focus: Focus, vectors: SentenceVectors, query_vector: np.ndarray
+    parents: list[ContextChunk],
+    focus: Focus,
+    vectors: SentenceVectors,
+    query_vector: np.ndarray,
+    after: str = "",
 ) -> tuple[str, str] | None:
     """(sentence, card id) of the cards' "do not do it on your own" guidance for a
     stop/double/change question: a card about the named medicine first, then the
     best-ranked card (the one that answers), then the closest sentence. By closeness alone,
     "esqueci uma dose de amoxicilina, tomo duas?" got warfarin's "não dobre a seguinte;
     informe no dia do exame" instead of the missed-dose card's "Nunca tome dose dobrada"."""
-    found = [
-        (rank, p.id, s)
+    labels = sentence_labels()
+    candidates = [
+        (rank, p.id, s, _dependent(f"{p.id}:{n:02d}", s, labels, after, p.text))
         for rank, p in enumerate(parents)
-        for s in sentences(p.text)
+        for n, _, s in numbered(p.text)
         if is_guidance(s, focus.need)
         and not looks_like_injection(s)
+        and p.id not in focus.foreign
         and (
             rank == 0
             or p.id in focus.about
@@ -186,6 +203,9 @@ def guidance_sentence(
             or portable_guidance(s)
         )
     ]
+    # a line that reads alone first; the guidance matters more than the reading, so a line
+    # that needs an earlier one still comes when no other says it
+    found = [c[:3] for c in candidates if not c[3]] or [c[:3] for c in candidates]
     if not found:
         return None
     sims = vectors.get([s for *_, s in found]) @ np.asarray(query_vector)
@@ -200,14 +220,6 @@ def guidance_sentence(
     return best[2], best[1]
 
 
-# Sentence openers that refer to something said before them.
-_ANAPHORIC = re.compile(
-    r"^(?:ess[ea]s?|ist[oa]|iss[oa]|est[ea]s?|el[ea]s?|nesses?|nessas?|neste|nesta|nisso|desses?|dessas?|"
-    r"tamb[eé]m|al[eé]m disso|por isso|mesmo assim|assim|nesse caso|nesses casos)\b",
-    re.IGNORECASE,
-)
-
-
 class Generator(Protocol):
     name: str
 
@@ -216,254 +228,180 @@ class Generator(Protocol):
     ) -> Draft: ...
 
 
-# Sentence choice, swept on the tuning half of tests/eval/sentences.yaml (questions written
-# for one line of a card each; the sentence table of `python -m evaluation`): before, 0.10 / 0.15 / 0.5
-# and the card's order; after, the answer holds an answering line as often (0.589 both) and
-# opens with one in 0.453 of the questions, not 0.253, in 2.0 lines instead of 2.5.
-MATCHED_BONUS = 0.0  # the retrieval chunk's own lines: it matched the name, not the question
-ASKED_WEIGHT = 0.7  # share of the sentence score taken from what is asked (names removed)
-PARENT_WEIGHT = 1.0
-LEXICAL_BONUS = 0.3  # x the weighted share of the question's words the sentence contains
-CLOSE_TO_BEST = 0.02  # a sentence of another card must score this close to the best one
-CLOSE_TO_BEST_ABOUT = 0.05  # ... or this close, when that card is about the named medicine
-MAX_CARDS = 2  # an answer quotes at most this many cards
-SAME_CARD = 0.2  # a sentence of the answering card may score this far below the best one
-BOTH_NAMES_BONUS = 0.08  # a sentence naming two of the things the question names together
-URGENT_BONUS = 0.3  # in an emergency, a line that says where to get help (SAMU, CVV, ...)
+URGENT_BONUS = 0.3  # in an emergency: a line that says where to get help
+LOW_MOOD_BONUS = 1.0  # told low mood: the line on where to get help leads
 _GET_HELP = re.compile(
     r"\b(?:samu|192|188|cvv|pronto-socorro|pronto socorro|emergencia|procure (?:ajuda|atendimento)|"
     r"ligue|atendimento imediato|imediatamente)\b"
 )
 
 
-@dataclass
-class _Candidate:
-    rank: int
-    pos: int
-    card: str
-    text: str
-    score: float = 0.0
-    para: int = 0
-
-
 @lru_cache(maxsize=1 << 12)
 def _quotable(text: str) -> tuple[tuple[int, int, str], ...]:
-    """(position, paragraph, sentence) of each sentence of a card that may be quoted: planted
+    """(number, paragraph, sentence) of each sentence of a card that may be quoted: planted
     instructions and unsafe advice never are. Cached by the card's text: a card is the same
     text on every request of a build, and a changed card is a new key."""
-    out = []
-    pos = 0
-    for para, paragraph in enumerate(re.split(r"\n\s*\n", text)):
-        for sentence in sentences(paragraph):
-            pos += 1
-            if looks_like_injection(sentence) or unsafe_reasons(read(sentence), quoted=True):
-                continue
-            out.append((pos, para, sentence))
-    return tuple(out)
-
-
-@lru_cache(maxsize=1 << 15)
-def _terms(sentence: str) -> frozenset[str]:
-    return frozenset(tokenize(sentence))
-
-
-BEST_FIRST = True
-
-
-def _reading_order(chosen: list[_Candidate]) -> list[_Candidate]:
-    """Cards in rank order, each card's sentences in the card's order; with BEST_FIRST, the
-    best-scoring sentence opens the answer (with what it points back to)."""
-    ordered = sorted(chosen, key=lambda c: (c.rank, c.pos))
-    if not BEST_FIRST or not ordered:
-        return ordered
-    # the first card keeps its place (the first citation is the card that answers); within
-    # it, its best line opens, after what it points back to, if it does ("Eles podem irritar
-    # o estômago")
-    first = ordered[0].card
-    best = max((c for c in ordered if c.card == first), key=lambda c: c.score)
-    lead = (
-        [c for c in ordered if c.card == first and c.para == best.para and c.pos <= best.pos]
-        if _ANAPHORIC.match(best.text)
-        else [best]
+    return tuple(
+        (n, para, sentence)
+        for n, para, sentence in numbered(text)
+        if not looks_like_injection(sentence) and not unsafe_reasons(read(sentence), quoted=True)
     )
-    return [*lead, *(c for c in ordered if c not in lead)]
 
 
 class ExtractiveGenerator:
     """Offline and deterministic: the answer is made of card sentences, each followed by its
     card's citation. It never writes anything else.
 
-    Focus rules: sentences come from the card that answers (the top card); a sentence of
-    another card is used only when that card is about the medicine or condition the question
-    names, when the sentence names it, or when it gives the guidance the question needs
-    ("não pare por conta própria" for a stopping question). A sentence about a medicine the
-    question did not name is never quoted from a card that is not about the named one."""
+    Which sentences: the learned scorer (app.agent.scorer) gives each quotable sentence of
+    the retrieved cards P(it answers the question), and app.agent.compose makes the answer
+    (the best one first, each part of the question answered, at most three sentences, a
+    sentence only with what it needs before it). Focus rules decide which cards may speak:
+    a card about a medicine the question (or the conversation) is not about speaks only
+    through a sentence that names the medicine asked about, and a sentence naming another
+    medicine is quoted only from a card about the one asked about."""
 
     name = "extractive"
 
-    def __init__(self, vectors: SentenceVectors, settings: Settings):
+    def __init__(
+        self,
+        vectors: SentenceVectors,
+        settings: Settings,
+        scorer: SentenceScorer | None = None,
+        examples: Callable[[], ExampleBank] | None = None,
+    ):
         self.vectors = vectors
-        self.max_sentences = settings.extractive_max_sentences
-        self.min_score = settings.extractive_min_sentence_score
+        self.max_sentences = min(settings.extractive_max_sentences, MAX_SENTENCES)
+        self.scorer = scorer or load_scorer()
+        self.examples = examples or ExampleBank.empty
+        self.labels = sentence_labels()
+        # set by the training (evaluation.sentence_scorer): the author whose example
+        # questions are left out, and a list that keeps what each call scored
+        self.exclude_author: str | None = None
+        self.record: list[tuple[Question, list[Candidate], Focus]] | None = None
 
-    def _pool(self, parents: list[ContextChunk]) -> list[_Candidate]:
-        return [
-            _Candidate(rank, pos, parent.id, sentence, para=para)
-            for rank, parent in enumerate(parents)
-            for pos, para, sentence in _quotable(parent.text)
-        ]
+    def _pool(self, parents: list[ContextChunk]) -> list[Candidate]:
+        out = []
+        for rank, parent in enumerate(parents):
+            every = numbered(parent.text)
+            for n, para, sentence in _quotable(parent.text):
+                sid = f"{parent.id}:{n:02d}"
+                out.append(
+                    Candidate(
+                        rank,
+                        n,
+                        para,
+                        parent.id,
+                        sentence,
+                        label=self.labels.get(sid, sentence),
+                        n_card=len(every),
+                    )
+                )
+        return out
 
-    def _eligible(self, c: _Candidate, top: str, focus: Focus) -> bool:
-        on_top = c.card == top
-        about = c.card in focus.about
-        if focus.names and not (on_top or about) and names_other_medicine(c.text, focus.names):
-            return mentions_name(c.text, focus.names)
-        medicines = {e.name for e in focus.names if e.kind == "medicine"}
-        if (
-            medicines
-            and not medicines & focus.about_of.get(c.card, set())
-            and names_other_medicine(c.text, focus.names)
-        ):
-            # "metformina e álcool?" answered from the alcohol card: not its paracetamol line.
-            return mentions_name(c.text, focus.names)
-        if on_top or about:
-            return True
-        return bool(focus.names) and mentions_name(c.text, focus.names)
+    def _eligible(self, c: Candidate, focus: Focus) -> bool:
+        names = mentions_name(c.text, focus.names) if focus.names else False
+        if c.card in focus.foreign and not names:
+            return False  # another medicine's card, not speaking of this one
+        if focus.names and names_other_medicine(c.text, focus.names):
+            # "metformina e álcool?" answered from the alcohol card: not its paracetamol line;
+            # and from a card about two medicines ("Paracetamol e dipirona"), a dipirona
+            # question gets none of the lines about paracetamol alone
+            if c.card not in focus.about or names_a_medicine_of(c, focus):
+                return names
+        return True
+
+    def scored_pool(self, q: Question, parents: list[ContextChunk]) -> list[Candidate]:
+        """The quotable sentences of `parents`, each with its P(answers) for `q`."""
+        pool = self._pool(parents)
+        for c, p in zip(pool, self.score(q, pool), strict=True):
+            c.score = float(p)
+        return pool
+
+    def score(self, q: Question, pool: list[Candidate]) -> np.ndarray:
+        x = features(q, pool, self.vectors.get, self.examples(), self.exclude_author)
+        return self.scorer.predict(x)
 
     def generate(
         self, question: str, parents: list[ContextChunk], query_vector: np.ndarray, focus: Focus
     ) -> Draft:
-        pool = self._pool(parents)
+        q = focus.question or Question(question, query_vector, query_vector, focus.asked)
+        pool = focus.pool if focus.pool is not None else self._pool(parents)
         if not pool:
             return Draft("", [], self.name)
-        # The answering card is the best-ranked one with a sentence that may be quoted (a
-        # card whose every line is unsafe advice or planted instructions cannot answer).
-        quotable = {c.card for c in pool}
-        top = next(p.id for p in parents if p.id in quotable)
-        rank = {p.id: float(p.metadata.get("rank_score", p.score)) for p in parents}
-        best_parent = max(rank.values())
-        matched = {
-            p.id: " ".join(str(p.metadata.get("matched_chunk_text", "")).split()) for p in parents
-        }
-        sentence_vectors = self.vectors.get([c.text for c in pool])
-        similarity = sentence_vectors @ np.asarray(query_vector)
-        if focus.asked is not None:
-            # Half the similarity to the question, half to what it asks about the medicine
-            # it names: within a card about that medicine, the name no longer picks the line.
-            similarity = (1 - ASKED_WEIGHT) * similarity + ASKED_WEIGHT * (
-                sentence_vectors @ np.asarray(focus.asked)
-            )
-        for c, sim in zip(pool, similarity, strict=True):
-            parent = parents[c.rank]
-            prior = MATCHED_BONUS * (c.text in matched[c.card]) + PARENT_WEIGHT * (
-                rank[parent.id] - best_parent
-            )
-            words = _terms(c.text) if focus.terms else frozenset()
-            lexical = sum(w for t, w in focus.terms.items() if t in words)
-            named = (
-                sum(mentions_name(c.text, [e]) for e in focus.names) if len(focus.names) >= 2 else 0
-            )
-            c.score = (
-                float(sim)
-                + prior
-                + LEXICAL_BONUS * lexical
-                + (0.05 if c.card in focus.about else 0.0)
-                + (BOTH_NAMES_BONUS if named >= 2 else 0.0)
-                + (
-                    URGENT_BONUS
-                    if (focus.urgent or focus.low_mood) and _GET_HELP.search(fold(c.text))
-                    else 0.0
-                )
-                + (WHEN_BONUS if focus.when and _SAYS_WHEN.search(fold(c.text)) else 0.0)
-            )
-        ranked = sorted(pool, key=lambda c: -c.score)
-        best = ranked[0].score
-        chosen: list[_Candidate] = []
-        for c in ranked:
-            if len(chosen) >= self.max_sentences:
-                break
-            if c.score < self.min_score or c.score < best - (SAME_CARD if c.card == top else 0.1):
-                continue
-            if not self._eligible(c, top, focus):
-                continue
-            if c.card != top:
-                # One card answers, unless the question names two things and this card is
-                # about the other one (guidance for a stop/double question comes later).
-                if not self._second_card(c, top, focus):
-                    continue
-                margin = CLOSE_TO_BEST_ABOUT if c.card in focus.about else CLOSE_TO_BEST
-                if c.score < best - margin:
-                    continue
-                cards = {x.card for x in chosen} | {top}
-                if c.card not in cards and len(cards) >= MAX_CARDS:
-                    continue
-            chosen.append(c)
-        top_best = next((c for c in ranked if c.card == top), None)
-        if top_best and not any(c.card == top for c in chosen):
-            # The best-matching card always speaks: its best sentence replaces the weakest.
-            chosen = [*chosen[: self.max_sentences - 1], top_best]
-        if focus.need in ("stop", "double", "change", "missed"):
-            chosen = self._with_guidance(chosen, ranked, top, focus)
-        chosen = self._with_antecedents(chosen, pool, top, focus)
-        chosen = _reading_order(chosen)
-        parts = [f"{c.text} [cite:{c.card}]" for c in chosen]
+        if self.record is not None:
+            self.record.append((q, pool, focus))
+        composition = self.compose(q, pool, focus)
+        chosen = composition.chosen
+        text = " ".join(f"{c.text} [cite:{c.card}]" for c in chosen)
         cited = list(dict.fromkeys(c.card for c in chosen))
-        return Draft(" ".join(parts), cited, self.name)
+        return Draft(text, cited, self.name, uncovered=composition.uncovered)
+
+    def compose(self, q: Question, pool: list[Candidate], focus: Focus) -> Composition:
+        """Score the pool for the question (and each of its parts) and make the answer."""
+        eligible, parts = self.prepare(q, pool, focus)
+        return self.finish(pool, eligible, parts, focus)
+
+    def prepare(
+        self, q: Question, pool: list[Candidate], focus: Focus
+    ) -> tuple[list[bool], list[Part]]:
+        """Each candidate's score (P(answers), set on it), which may speak, and the parts."""
+        scores = (
+            np.array([c.score for c in pool])
+            if pool is focus.pool and q is focus.question and focus.scored_with is self.scorer
+            else self.score(q, pool)
+        )
+        if focus.urgent or focus.low_mood:
+            help_lines = np.array([bool(_GET_HELP.search(fold(c.text))) for c in pool])
+            scores = scores + (LOW_MOOD_BONUS if focus.low_mood else URGENT_BONUS) * help_lines
+        for c, p in zip(pool, scores, strict=True):
+            c.score = float(p)
+        eligible = [self._eligible(c, focus) for c in pool]
+        parts = [Part(cq.text, self.score(cq, pool)) for cq in focus.clauses]
+        if len(parts) < 2:
+            parts = self._name_parts(focus, scores)
+        return eligible, parts
+
+    def finish(
+        self, pool: list[Candidate], eligible: list[bool], parts: list[Part], focus: Focus
+    ) -> Composition:
+        if not any(eligible):
+            return Composition([])
+        composition = compose(pool, eligible, parts, self.max_sentences)
+        if focus.need in ("stop", "double", "change", "missed"):
+            composition.chosen = self._with_guidance(composition.chosen, pool, eligible, focus)
+        return composition
 
     @staticmethod
-    def _second_card(c: _Candidate, top: str, focus: Focus) -> bool:
-        """Whether another card may speak: the question names two or more things and this
-        card is about one the top card is not about."""
-        if len(focus.names) < 2 or c.card not in focus.about:
-            return False
-        return bool(focus.about_of.get(c.card, set()) - focus.about_of.get(top, set()))
-
-    def _with_antecedents(
-        self, chosen: list[_Candidate], pool: list[_Candidate], top: str, focus: Focus
-    ) -> list[_Candidate]:
-        """A sentence that points back ("Eles podem irritar o estômago") is quoted only with
-        what it points to: an earlier sentence of its paragraph already chosen, or, when it
-        opens a paragraph of the card that answers, that card's subject (the citation shows
-        its title). Alone, it does not say what it is about."""
-        out = list(chosen)
-        for c in chosen:
-            if not _ANAPHORIC.match(c.text):
-                continue
-            same_para = [x for x in pool if x.card == c.card and x.para == c.para]
-            opens_paragraph = min(same_para, key=lambda x: x.pos) is c
-            earlier = [x for x in out if x.card == c.card and x.para == c.para and x.pos < c.pos]
-            if any(not _ANAPHORIC.match(x.text) for x in earlier):
-                continue
-            if opens_paragraph and c.card == top:
-                continue
-            before = [x for x in same_para if x.pos < c.pos]
-            lead = max(before, key=lambda x: x.pos) if before else None
-            if lead is not None and not _ANAPHORIC.match(lead.text):
-                if lead not in out:  # "Fique atento a sinais de sangramento: ..." comes first
-                    out.append(lead)
-                continue
-            out.remove(c)
-        return out
+    def _name_parts(focus: Focus, scores: np.ndarray) -> list[Part]:
+        """One part per name of the question whose cards differ from the other names'
+        ("tomo AAS e sinvastatina, qual horário de cada um?")."""
+        cards = {name: cs for name, cs in focus.cards_of.items() if cs}
+        if len(cards) < 2 or len({frozenset(v) for v in cards.values()}) < 2:
+            return []
+        return [Part(name, scores, cards=cs, clause=False) for name, cs in cards.items()]
 
     def _with_guidance(
-        self, chosen: list[_Candidate], ranked: list[_Candidate], top: str, focus: Focus
-    ) -> list[_Candidate]:
+        self, chosen: list[Candidate], pool: list[Candidate], eligible: list[bool], focus: Focus
+    ) -> list[Candidate]:
         """Make sure a stop/double/change question gets the cards' "do not do it on your own"
-        guidance, preferring a card about the named medicine, then the best-ranked card (the
-        one that answers), then the best match (as guidance_sentence)."""
+        guidance, preferring a card about the named medicine, then the card that answers,
+        then the best-scored line (as guidance_sentence)."""
         if any(is_guidance(c.text, focus.need) for c in chosen):
             return chosen
         if focus.need == "stop" and any(speaks_to_stop(c.text) for c in chosen):
             return chosen
+        answering = chosen[0].card if chosen else None
         guidance = [
             c
-            for c in ranked
+            for c, ok in zip(pool, eligible, strict=True)
             if is_guidance(c.text, focus.need)
+            and c.card not in focus.foreign
+            and (not c.needs or any(x.sid == c.needs for x in chosen))
             and (
                 c.card in focus.about
                 or mentions_name(c.text, focus.names)
-                or c.card == top
-                or portable_guidance(c.text)
+                or c.card == answering
+                or (ok and portable_guidance(c.text))
             )
         ]
         if not guidance:
@@ -471,13 +409,12 @@ class ExtractiveGenerator:
         guidance.sort(
             key=lambda c: (
                 c.card not in focus.about and not mentions_name(c.text, focus.names),
-                c.rank,
+                c.card != answering,
                 -c.score,
             )
         )
-        pick = guidance[0]
         keep = chosen[: self.max_sentences - 1]
-        return [*keep, pick]
+        return [*keep, guidance[0]]
 
 
 REQUEST_MARGIN_S = 4.0  # of REQUEST_DEADLINE_S kept for everything but the model
@@ -631,8 +568,12 @@ class OpenAICompatibleGenerator:
             return draft
 
 
-def make_generator(settings: Settings, vectors: SentenceVectors) -> Generator:
-    extractive = ExtractiveGenerator(vectors, settings)
+def make_generator(
+    settings: Settings,
+    vectors: SentenceVectors,
+    examples: Callable[[], ExampleBank] | None = None,
+) -> Generator:
+    extractive = ExtractiveGenerator(vectors, settings, examples=examples)
     if settings.generator == "openai":
         return OpenAICompatibleGenerator(settings, extractive)
     return extractive

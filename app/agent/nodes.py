@@ -11,11 +11,11 @@ from typing import Any, Literal
 import numpy as np
 from langgraph.runtime import Runtime
 
-from app.agent.answerability import QuestionBank, content_terms, mention_terms
+from app.agent.answerability import GENERIC, QuestionBank, content_terms, mention_terms
 from app.agent.answerability import decide as answerability
+from app.agent.examples import ExampleBank
 from app.agent.generators import (
     LOW_MOOD,
-    WHEN_ASKED,
     Focus,
     Generator,
     guidance_sentence,
@@ -23,13 +23,23 @@ from app.agent.generators import (
     need_of,
     speaks_to_stop,
 )
-from app.agent.safety import ESCALATION, REFUSAL, not_covered, topic_prefix
+from app.agent.intent import IntentModel
+from app.agent.parts import clauses
+from app.agent.safety import (
+    ESCALATION,
+    REFUSAL,
+    not_covered,
+    topic_prefix,
+    uncovered_part,
+)
+from app.agent.scorer import Question
 from app.agent.state import AgentState, Turn
 from app.agent.text import sentences
 from app.agent.vectors import SentenceVectors
 from app.agent.verify import verify_draft
 from app.core.config import Settings
-from app.core.text import fold
+from app.core.text import fold, tokenize
+from app.core.thesaurus import thesaurus
 from app.core.vocabulary import Entry, Mention, Vocabulary
 from app.retrieval.coverage import CardLexicon, CardLexiconCache, mention_cards
 from app.retrieval.models import ContextChunk
@@ -75,6 +85,23 @@ _CONTINUATION = re.compile(
 )
 
 
+# A question that asks for an amount to take ("quantas gotas de dipirona posso tomar?",
+# "qtas unidades de insulina eu aplico?"): the cards never give doses.
+DOSE_ASKED = re.compile(
+    r"(?<!tao )\b(?:quant[oa]s?|qtas?|qtos?|qnt[oa]s?)\b(?! tempo| vezes| o | a | os | as )"
+    r"(?:\W+\w+){0,3}?\W+"
+    r"(?:comprimidos?|gotas?|mg|miligramas?|microgramas?|mcg|unidades?|ml|mililitros?|"
+    r"capsulas?|jatos?|puffs?|doses?)\b|\b(?:qual a|qual|que) dose\b|\bdose maxima\b"
+)
+
+
+# A word that points back to what was said before ("tem algum jeito de diminuir esse
+# mal-estar?" after a metformina turn).
+_REFERS_BACK = re.compile(
+    r"\b(?:esse|essa|esses|essas|isso|disso|nisso|desse|dessa|dele|dela|ele|ela|o mesmo|a mesma)\b"
+)
+
+
 @dataclass
 class AgentDeps:
     settings: Settings
@@ -86,6 +113,9 @@ class AgentDeps:
     vocabulary: Vocabulary
     model: dict[str, Any]
     bank: QuestionBank
+    intents: IntentModel | None = None
+    examples: Any = ExampleBank.empty  # () -> the example questions of the served build
+    sentences: Any = None  # the extractive generator: scores card sentences for a question
 
 
 def focus_names(mentions: list[Mention], carried: list[Entry]) -> list[Entry]:
@@ -114,7 +144,9 @@ def follow_up_topic(
     if mentions or not history:
         return [], []
     words = fold(query).split()
-    if not (_CONTINUATION.match(fold(query)) or len(words) <= 6):
+    if not (
+        _CONTINUATION.match(fold(query)) or len(words) <= 6 or _REFERS_BACK.search(fold(query))
+    ):
         return [], []
     # The names of the latest turn that named something, and the cards of the latest turn
     # that cited: a nameless turn in between ("quanto tempo demora pra passar?") keeps the
@@ -147,6 +179,15 @@ def what_is_asked(query: str, mentions: list[Mention]) -> str | None:
     return asked if len(content_terms(asked)) >= 2 else None
 
 
+def part_text(part: str, mentions: list[Mention], vocabulary: Vocabulary) -> str:
+    """A part of the question as embedded: with the message's first covered name in front
+    when the part names nothing covered itself."""
+    first = next((m.entry for m in mentions if m.entry.covered), None)
+    if first is None or any(m.entry.covered for m in vocabulary.find(part)):
+        return part
+    return f"{first.name}: {part}"
+
+
 def screen(state: AgentState, runtime: Runtime[AgentDeps]) -> dict[str, Any]:
     """Personal data out, names recognised, follow-up context, emergency assessed."""
     deps = runtime.context
@@ -172,14 +213,24 @@ def screen(state: AgentState, runtime: Runtime[AgentDeps]) -> dict[str, Any]:
     folded = fold(query)
     texts = [folded] if search_query == query else [folded, search_query]
     asked = what_is_asked(query, mentions)
-    vectors = deps.retriever.embedder.embed([*texts, asked] if asked else texts)
+    parts = clauses(query)
+    parts = parts if len(parts) >= 2 else []
+    # one batched call: the question folded, as searched, what it asks, and its parts (a part
+    # that names nothing is read with the message's first name: "e ele atrapalha o remédio
+    # da tireoide?" after "o omeprazol é antes do café?")
+    extra = ([asked] if asked else []) + [
+        fold(part_text(p, mentions, deps.vocabulary)) for p in parts
+    ]
+    vectors = deps.retriever.embedder.embed([*texts, *extra])
     assessment = deps.detector.assess(state["question"], vectors[0])
     # A follow-up names nothing of its own, so it is all "what is asked": retrieval reads it
     # with the carried name in front ("metformina: e se der dor de barriga?"), and the
     # sentences are chosen by the follow-up's own words (vectors[0]). With the name, the
     # card's "A metformina ... deve ser tomada junto com as refeições" opened that answer.
-    asked_vector = vectors[-1] if asked else (vectors[0] if carried else None)
+    asked_vector = vectors[len(texts)] if asked else (vectors[0] if carried else None)
     return {
+        "folded_vector": vectors[0],
+        "clauses": list(zip(parts, vectors[len(vectors) - len(parts) :], strict=True)),
         "query": query,
         "search_query": search_query,
         "topic": topic,
@@ -274,6 +325,22 @@ def retrieve(state: AgentState, runtime: Runtime[AgentDeps]) -> dict[str, Any]:
     }
 
 
+def _must_answer(state: AgentState, lexicon: CardLexicon, focus: Focus) -> bool:
+    """Low mood told ("ando muito triste, sem vontade de nada faz semanas") is answered
+    whatever the decision's score, when a card on where to get help (topics saúde mental,
+    CVV) is among those it may cite: the line on where to find help comes first."""
+    parents = state.get("parents", [])
+    if state.get("emergency") or not parents:
+        return False
+    if focus.low_mood:
+        return any(
+            {fold(t) for t in lexicon.cards[p.id].topics} & SUPPORT_TOPICS
+            for p in parents
+            if p.id in lexicon.cards
+        )
+    return False
+
+
 def _covered(state: AgentState, lexicon: CardLexicon, answerable: bool) -> bool:
     """Whether the cards answer, given the answerability decision and the emergency if any.
 
@@ -312,6 +379,41 @@ def _covered(state: AgentState, lexicon: CardLexicon, answerable: bool) -> bool:
     return covered
 
 
+_SENTENCE = re.compile(r"[^.!?]*[.!?]+|[^.!?]+$")
+
+
+def asked_mentions(query: str, mentions: list[Mention]) -> list[Mention]:
+    """The names the decision judges: every covered one, and the uncovered ones of the
+    sentences that ask (those with a question mark; the last one when none has). An
+    uncovered name in the story around the question only describes the situation: "minha
+    mãe toma varfarina por causa de uma arritmia e adora couve. precisa cortar a couve?"
+    asks about couve, not about arritmia."""
+    spans = [(m.start(), m.end()) for m in _SENTENCE.finditer(query) if m.group().strip()]
+    if len(spans) < 2:
+        return mentions
+    asking = [(a, b) for a, b in spans if "?" in query[a:b]] or [spans[-1]]
+
+    def asked(m: Mention) -> bool:
+        start, end = m.span
+        return end <= start or any(a <= start < b for a, b in asking)
+
+    return [m for m in mentions if m.entry.covered or asked(m)]
+
+
+def answer_signals(focus: Focus, deps: AgentDeps) -> dict[str, float]:
+    """What the sentence scorer says of the cards the answer may cite: the best P(answers)
+    of one of their sentences, and the best similarity of the question to one of their
+    sentences' example questions (kb/questions)."""
+    pool = focus.pool or []
+    if not pool or focus.question is None:
+        return {"answer_p": 0.0, "example_sim": 0.0}
+    cards = {c.card for c in pool}
+    exclude = getattr(deps.sentences, "exclude_author", None)
+    sims = deps.examples().similarities(focus.question.folded, exclude_author=exclude)
+    best = max((v for sid, v in sims.items() if sid.rsplit(":", 1)[0] in cards), default=0.0)
+    return {"answer_p": max(c.score for c in pool), "example_sim": max(best, 0.0)}
+
+
 def decide(state: AgentState, runtime: Runtime[AgentDeps]) -> dict[str, Any]:
     """Answer, not covered, or emergency (which always escalates, and answers too when the
     cards cover the question)."""
@@ -320,12 +422,14 @@ def decide(state: AgentState, runtime: Runtime[AgentDeps]) -> dict[str, Any]:
     lexicon: CardLexicon = state["lexicon"]
     mentions: list[Mention] = state.get("mentions", [])
     carried: list[Entry] = state.get("carried", [])
+    mentions = asked_mentions(state["query"], mentions)
     if carried:
         mentions = mentions + [Mention(e, e.name, 0, 0, True) for e in carried]
     # A long message (a story, then the question) is judged on its end, where patients ask.
     text = state["search_query"]
     if len(text) > LONG_QUESTION:
         text = text[-LONG_QUESTION:].split(" ", 1)[-1]
+    focus = make_focus(state, deps)
     decision = answerability(
         text,
         mentions,
@@ -336,8 +440,18 @@ def decide(state: AgentState, runtime: Runtime[AgentDeps]) -> dict[str, Any]:
         deps.bank,
         deps.model,
         original=state["query"],
+        answer=answer_signals(focus, deps),
     )
-    covered = _covered(state, lexicon, decision.outcome == "answer")
+    answerable = decision.outcome == "answer" or _must_answer(state, lexicon, focus)
+    covered = _covered(state, lexicon, answerable)
+    dose = not state.get("emergency") and bool(DOSE_ASKED.search(fold(state["query"])))
+    if dose:
+        # The cards never give a dose, and a line about the medicine reads as if they did
+        # ("quantas unidades de insulina eu aplico?" got the injection sites): not covered,
+        # and the answer says why.
+        covered = False
+        decision.uncovered_terms = ["a dose a tomar (quem define é o médico)"]
+        decision.reason = "A pergunta pede uma dose, e os cartões não indicam doses."
     outcome = "emergency" if state.get("emergency") else ("answer" if covered else "not_covered")
     reason = decision.reason
     if outcome == "emergency":
@@ -361,6 +475,7 @@ def decide(state: AgentState, runtime: Runtime[AgentDeps]) -> dict[str, Any]:
                     }
                 )
     return {
+        "focus": focus,
         "decision": {"outcome": outcome, "covered": covered, "reason": reason, "signals": signals},
         "uncovered_terms": [] if covered else decision.uncovered_terms,
         "suggestions": [] if covered or outcome == "emergency" else suggestions,
@@ -383,46 +498,134 @@ def refuse(state: AgentState) -> dict[str, Any]:
     }
 
 
-def generate(state: AgentState, runtime: Runtime[AgentDeps]) -> dict[str, Any]:
-    deps = runtime.context
-    started = time.perf_counter()
+# Words that carry no topic for choosing a sentence: the decision's list, less the times of
+# day ("posso tomar a losartana à noite?" asks about the night; the decision drops "noite"
+# as part of a greeting).
+_SCORER_GENERIC = GENERIC - frozenset(tokenize("noite tarde dia manhã"))
+
+
+def word_groups(
+    text: str, named: set[str], lexicon: CardLexicon
+) -> list[tuple[frozenset[str], float]]:
+    """The question's words for the sentence scorer's lexical overlap, each with the cards'
+    words it stands for (kb/thesaurus.yaml) and its IDF weight. The words of the names it
+    gives do not choose the line: every sentence of a card about hipoglicemia shares them."""
+    terms = [t for t in tokenize(text) if t not in _SCORER_GENERIC and not t.isdigit()]
+    groups = thesaurus().groups(text, [t for t in terms if t not in named])
+    return [(g, max(lexicon.idf.get(t, lexicon.max_idf) for t in g)) for g in groups]
+
+
+def scorer_question(
+    text: str,
+    vector: np.ndarray,
+    folded: np.ndarray,
+    asked: np.ndarray | None,
+    deps: AgentDeps,
+    lexicon: CardLexicon,
+    named: set[str],
+    focus: Focus,
+    parents: list[ContextChunk],
+) -> Question:
+    return Question(
+        text=text,
+        vector=vector,
+        folded=folded,
+        asked=asked,
+        intents=deps.intents.predict(folded) if deps.intents is not None else None,
+        groups=word_groups(text, named, lexicon),
+        names=focus.names,
+        about=focus.about,
+        rank_scores={p.id: float(p.metadata.get("rank_score", p.score)) for p in parents},
+    )
+
+
+def foreign_cards(names: list[Entry], lexicon: CardLexicon, vocabulary: Vocabulary) -> set[str]:
+    """Cards about a medicine other than the one(s) asked about: when the question (or the
+    conversation) is about a medicine, such a card does not answer it."""
+    asked = {e.name for e in names if e.kind == "medicine"}
+    if not asked:
+        return set()
+    own = {c for e in names for c in lexicon.cards_for(e)[0]}
+    other = {
+        c
+        for e in vocabulary.covered_entries()
+        if e.kind == "medicine" and e.name not in asked
+        for c in lexicon.cards_for(e)[0]
+    }
+    return other - own
+
+
+def make_focus(state: AgentState, deps: AgentDeps) -> Focus:
+    """What the answer stays on, and the question as the sentence scorer reads it; with the
+    quotable sentences of the cards the answer may cite, scored once (the decision reads
+    the best of them, the generator composes the answer from them)."""
     mentions: list[Mention] = state.get("mentions", [])
     carried: list[Entry] = state.get("carried", [])
     names = [] if state.get("emergency") else focus_names(mentions, carried)
     lexicon: CardLexicon = state["lexicon"]
-    terms = content_terms(state["search_query"])
-    # The words of the names it mentions do not choose the line: every sentence of a card
-    # about hipoglicemia shares them, and with them "hipoglicemia, o que eu como?" quoted
-    # the definition ("Hipoglicemia é a queda ...") over the rule of 15.
-    named = mention_terms([m for m in mentions if m.entry.covered])
-    asked_terms = [t for t in terms if t not in named]
-    terms = asked_terms or terms
-    weights = {t: lexicon.idf.get(t, lexicon.max_idf) for t in terms}
-    total = sum(weights.values()) or 1.0
+    parents: list[ContextChunk] = state.get("parents", [])
     about_of: dict[str, set[str]] = {}
+    cards_of: dict[str, set[str]] = {}
     for entry in names:
         for card in lexicon.cards_for(entry)[0]:
             about_of.setdefault(card, set()).add(entry.name)
+            cards_of.setdefault(entry.name, set()).add(card)
     focus = Focus(
         names=names,
         about=set(state.get("about", set())),
         need=need_of(state["query"]),
-        terms={t: w / total for t, w in weights.items()},
         about_of=about_of,
+        cards_of=cards_of,
+        # in an emergency too: "tomo AAS e estou vomitando sangue" is not the warfarin card's
+        foreign=foreign_cards(focus_names(mentions, carried), lexicon, deps.vocabulary),
+        card_medicines=card_medicines(lexicon, deps.vocabulary),
         urgent=bool(state.get("emergency")),
         asked=state.get("asked_vector"),
         low_mood=bool(LOW_MOOD.search(fold(state["query"]))),
-        when=bool(WHEN_ASKED.search(fold(state["query"]))),
     )
-    draft = deps.generator.generate(
-        state["query"], state["parents"], np.asarray(state["query_vector"]), focus
+    named = mention_terms([m for m in mentions if m.entry.covered])
+    query_vector = np.asarray(state["query_vector"])
+    # a follow-up is compared with the example questions as searched, with the topic it
+    # carries in front ("insulina: e depois de aberta?"): alone it names nothing
+    folded = query_vector if carried else np.asarray(state.get("folded_vector", query_vector))
+    asked = state.get("asked_vector")
+    focus.question = scorer_question(
+        state["query"], query_vector, folded, asked, deps, lexicon, named, focus, parents
     )
+    focus.clauses = [
+        scorer_question(text, vec, vec, None, deps, lexicon, named, focus, parents)
+        for text, vec in state.get("clauses", [])
+    ]
+    if deps.sentences is not None and parents:
+        focus.pool = deps.sentences.scored_pool(focus.question, parents)
+        focus.scored_with = deps.sentences.scorer
+    return focus
+
+
+def card_medicines(lexicon: CardLexicon, vocabulary: Vocabulary) -> dict[str, set[str]]:
+    """Card -> the medicines it is about (its title or topics name them)."""
+    out: dict[str, set[str]] = {}
+    for e in vocabulary.covered_entries():
+        if e.kind == "medicine":
+            for card in lexicon.cards_for(e)[0]:
+                out.setdefault(card, set()).add(e.name)
+    return out
+
+
+def generate(state: AgentState, runtime: Runtime[AgentDeps]) -> dict[str, Any]:
+    deps = runtime.context
+    started = time.perf_counter()
+    focus = state.get("focus") or make_focus(state, deps)
+    parents: list[ContextChunk] = state["parents"]
+    query_vector = np.asarray(state["query_vector"])
+    draft = deps.generator.generate(state["query"], parents, query_vector, focus)
     return {
         "focus": focus,
         "draft": draft.text,
         "draft_citations": draft.citations,
         "generator": draft.generator,
         "citation_warnings": draft.warnings,
+        "uncovered_parts": draft.uncovered,
         "timings_ms": _timings(state, generate=_ms(started)),
     }
 
@@ -455,7 +658,7 @@ def verify(state: AgentState, runtime: Runtime[AgentDeps]) -> dict[str, Any]:
     ):
         # Whoever wrote the answer, a stop/double/change question gets the cards' guidance.
         found = guidance_sentence(
-            state["parents"], focus, deps.vectors, np.asarray(state["query_vector"])
+            state["parents"], focus, deps.vectors, np.asarray(state["query_vector"]), answer
         )
         if found:
             # after the answer: the card that answers keeps the first citation
@@ -491,6 +694,8 @@ def respond(state: AgentState) -> dict[str, Any]:
     answer = state["answer"]
     if state.get("topic") and not state.get("refused"):
         answer = topic_prefix(str(state["topic"])) + answer
+    if state.get("uncovered_parts") and not state.get("refused"):
+        answer = f"{answer}\n\n{uncovered_part(state['uncovered_parts'])}"
     kind = state.get("emergency")
     if kind:
         # "The knowledge base does not cover this" reads coldly after an escalation.

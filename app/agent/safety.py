@@ -61,3 +61,14 @@ def topic_prefix(topic: str) -> str:
     """How an answer to a follow-up says which topic it assumed ("Sobre a levotiroxina: ").
     `topic` carries its article ("a levotiroxina", "o AAS")."""
     return f"Sobre {topic}: "
+
+
+def uncovered_part(parts: list[str]) -> str:
+    """What an answer says of the parts of a question no card answers, in the patient's
+    own words ("e abacate, mexe com o remédio?")."""
+    quoted = " e ".join(f"“{p.strip()}”" for p in parts)
+    noun = "Essa parte" if len(parts) == 1 else "Essas partes"
+    return (
+        f"{noun} da pergunta os cartões não respondem: {quoted}. Para isso, converse com o "
+        "seu farmacêutico ou médico."
+    )

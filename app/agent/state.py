@@ -53,6 +53,11 @@ class AgentState(TypedDict, total=False):
     query_vector: Any
     """The embedding of `search_query` (numpy array), reused by the decision and the
     generator."""
+    folded_vector: Any
+    """The embedding of `query` accent-folded and lower-cased: what the emergency exemplars
+    and the example questions of card sentences are compared with."""
+    clauses: list[tuple[str, Any]]
+    """For a question of several parts (app.agent.parts): each part's text and embedding."""
     asked_vector: Any
     """The embedding of the question without the medicines it names (what is asked about
     them); for a follow-up that carries the previous turn's medicine, the follow-up's own
@@ -71,6 +76,8 @@ class AgentState(TypedDict, total=False):
     """The generator's answer with [cite:card-X] markers, before verification."""
     draft_citations: list[str]
     """Card ids the generator says it used (structured output), before verification."""
+    uncovered_parts: list[str]
+    """Parts of the question that no card answers (named after the answer)."""
     answer: str
     """The verified answer shown to the user."""
     citations: list[str]

@@ -13,8 +13,10 @@ import anyio.to_thread
 from anyio import CapacityLimiter
 
 from app.agent.answerability import QuestionBank, load_model
+from app.agent.examples import ExamplesCache
 from app.agent.generators import make_generator
 from app.agent.graph import Agent
+from app.agent.intent import load_intent_model
 from app.agent.nodes import AgentDeps
 from app.agent.text import sentences
 from app.agent.vectors import SentenceVectors
@@ -60,16 +62,21 @@ class Resources:
         store = IndexStore(settings)
         vectors = SentenceVectors(embedder)
         retriever = Retriever(store, embedder, settings, get_reranker(settings))
+        examples = ExamplesCache(store, embedder.embed)
+        generator = make_generator(settings, vectors, examples.get)
         deps = AgentDeps(
             settings=settings,
             retriever=retriever,
-            generator=make_generator(settings, vectors),
+            generator=generator,
             vectors=vectors,
             detector=EmergencyDetector(embedder.embed),
             lexicon=CardLexiconCache(store, vocabulary()),
             vocabulary=vocabulary(),
             model=load_model(),
             bank=QuestionBank.load(embedder.embed),
+            intents=load_intent_model(),
+            examples=examples.get,
+            sentences=getattr(generator, "fallback", generator),
         )
         return cls(settings, store, embedder, vectors, retriever, Agent(deps))
 
@@ -97,6 +104,7 @@ class Resources:
                 self.store.active_collection(refresh=True)
             cards = self.store.list_cards(limit=max_cards)
             self.agent.deps.lexicon.get()
+            self.agent.deps.examples()
         except (StoreUnavailableError, IndexNotReadyError) as exc:
             log.info("sentence cache not warmed: %s", exc)
             return

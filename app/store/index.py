@@ -225,6 +225,57 @@ class IndexStore:
         names = self._call("list collections", lambda c: [col.name for col in c.list_collections()])
         return sorted(n for n in names if n.startswith(self.version_prefix))
 
+    # -- the example questions of a build (app.agent.examples) ----------------------------
+
+    def examples_name(self, build: str) -> str:
+        """The collection that holds build `build`'s example questions."""
+        return f"{self.prefix}-examples-{build.removeprefix(self.prefix + '-')}"
+
+    def list_example_sets(self) -> list[str]:
+        names = self._call("list collections", lambda c: [col.name for col in c.list_collections()])
+        return sorted(n for n in names if n.startswith(f"{self.prefix}-examples-"))
+
+    def write_examples(
+        self,
+        build: str,
+        rows: Sequence[Row],
+        vectors: Sequence[Sequence[float]],
+        batch: int,
+    ) -> None:
+        """Write the example questions of build `build` (before it is marked ready)."""
+        name = self.examples_name(build)
+        self.create_version(name, {"build": build, "examples": len(rows)})
+        self.write_rows(name, rows, vectors, batch)
+
+    def examples_of(self, build: str) -> tuple[list[Row], list[list[float]]] | None:
+        """The example questions stored with `build` and their vectors, or None when the
+        build has none (made before they were stored with it)."""
+        from chromadb.errors import NotFoundError
+
+        def read(client: Any) -> tuple[list[Row], list[list[float]]] | None:
+            try:
+                col = client.get_collection(self.examples_name(build), embedding_function=None)
+            except (NotFoundError, ValueError):
+                return None
+            rows: list[Row] = []
+            vectors: list[list[float]] = []
+            offset = 0
+            while True:
+                res = col.get(
+                    limit=PAGE, offset=offset, include=["documents", "metadatas", "embeddings"]
+                )
+                ids = res["ids"]
+                for i, d, m, e in zip(
+                    ids, res["documents"], res["metadatas"], res["embeddings"], strict=True
+                ):
+                    rows.append(Row(id=i, document=d or "", metadata=dict(m or {})))
+                    vectors.append(list(map(float, e)))
+                if len(ids) < PAGE:
+                    return rows, vectors
+                offset += len(ids)
+
+        return self._call(f"read the example questions of {build}", read)
+
     def active_name(self) -> str | None:
         from chromadb.errors import NotFoundError
 

@@ -51,6 +51,7 @@ _BUILT_AT = "built_at"
 _CARD_COUNT = "card_count"
 _CHUNK_COUNT = "chunk_count"
 _EMBEDDING_MODEL = "embedding_model"
+EXAMPLES_HASH = "examples_hash"  # the example questions stored with the build
 
 
 class CardFields(Protocol):

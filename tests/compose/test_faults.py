@@ -1,7 +1,7 @@
 """Faults against the real compose stack: what breaks, what the client sees, and what is
 left behind. One stack for the first five tests (file order matters: the ingest test
 leaves > 1,000 vectors that the restart test reuses, though each test stands on its own),
-and a second stack whose Chroma data sits on an 8 MB tmpfs for the store-write errors.
+and a second stack whose Chroma data sits on a 32 MB tmpfs for the store-write errors.
 
 Table of results: docs/reliability.md."""
 
@@ -472,7 +472,8 @@ def test_ingest_killed_halfway_keeps_serving_and_next_ingest_cleans_up(
         timeout=15,
     )
     assert after["collection"] not in (old, partial)
-    assert collections(stack) == {"cards-active", after["collection"]}
+    examples = "cards-examples-" + after["collection"].removeprefix("cards-")
+    assert collections(stack) == {"cards-active", after["collection"], examples}
     answers(stack)
     print(
         f"\npartial build {partial} killed mid-write; {old} kept serving; "
@@ -538,7 +539,7 @@ def test_restart_with_more_than_1000_vectors_answers_the_same(
     print(f"\n{after['chunks']} vectors survived down + up ({restart_s:.0f} s); same answers")
 
 
-# --- store write errors (second stack: Chroma data on an 8 MB tmpfs) -----------------------
+# --- store write errors (second stack: Chroma data on a 32 MB tmpfs) ----------------------
 
 
 def _clear_report(text: str) -> bool:
@@ -573,7 +574,8 @@ def test_disk_full_during_ingest_keeps_the_old_index(
     small_disk_stack: Stack, tmp_path: Path
 ) -> None:
     stack = small_disk_stack
-    corpus = synthetic_corpus(tmp_path / "cards", 16)  # ~14 MB of rows for 5.7 MB free
+    # ~28 MB of rows (and the example questions' ~10 MB) for ~19 MB free
+    corpus = synthetic_corpus(tmp_path / "cards", 32)
     with logs_on_failure(stack):
         before = readyz(stack)
         res = ingest_clean(stack, corpus)
@@ -583,7 +585,8 @@ def test_disk_full_during_ingest_keeps_the_old_index(
         # It failed while writing the new build (after creating it), and removed it.
         assert "removing the partial build" in text, text
         assert readyz(stack)["collection"] == before["collection"]
-        assert collections(stack) == {"cards-active", before["collection"]}
+        examples = "cards-examples-" + before["collection"].removeprefix("cards-")
+        assert collections(stack) == {"cards-active", before["collection"], examples}
         answers(stack)
         print(f"\n{df}")
     assert _clear_report(text), text[-3000:]

@@ -1,0 +1,159 @@
+"""How the chosen sentences make an answer (issue 24).
+
+- The best answering sentence opens the answer; at most MAX_SENTENCES are quoted.
+- A sentence that cannot be read without an earlier one (kb/sentences.yaml `needs`) is
+  quoted right after it, or not at all.
+- A question of several parts (two clauses, or two things named whose cards differ) gets
+  the best sentence of each part, from that part's cards; a clause that no sentence answers
+  well enough is named in the answer instead ("Os cartões não falam de ...").
+- Other sentences are added only from the cards that already answer, when the scorer is
+  confident enough about them.
+
+The thresholds were chosen on the tuning authors (python -m evaluation.sentence_scorer
+prints the sweep); they are the only numbers here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from app.agent.scorer import Candidate
+
+MAX_SENTENCES = 3
+# P(answers) a sentence of the answering cards needs to be added after the lead, and its
+# share of the lead's.
+EXTRA_MIN = 0.8
+EXTRA_RATIO = 0.7
+# P(answers) the best sentence of a part needs for that part to be answered; below it, a
+# clause of its own is named as not covered.
+PART_MIN = 0.25
+
+
+@dataclass
+class Part:
+    """One thing asked: a clause of the question, or one of the names it gives."""
+
+    text: str
+    scores: np.ndarray  # P(answers) of each candidate for this part
+    cards: set[str] | None = None  # only these cards may answer it
+    clause: bool = True  # a clause (named when no card answers it), else a name
+
+
+@dataclass
+class Composition:
+    chosen: list[Candidate]
+    uncovered: list[str] = field(default_factory=list)  # clauses no sentence answers
+    lead: int = 1  # how many of the first sentences are the lead and what it needs
+
+
+def _group(
+    c: Candidate, by_sid: dict[str, Candidate], room: int = MAX_SENTENCES
+) -> list[Candidate] | None:
+    """The sentence with what it needs before it; None when that cannot be quoted."""
+    needs = c.needs
+    if not needs:
+        return [c]
+    first = by_sid.get(needs)
+    if first is None:
+        return None
+    between = [
+        x for x in by_sid.values() if x.card == c.card and first.n < x.n < c.n and x.para == c.para
+    ]
+    # a chain ("Isso ... Nesses casos ..."): the sentences between come too, in order, when
+    # there is room; else the one it needs, then it
+    chain = [first, *sorted(between, key=lambda x: x.n), c]
+    return chain if len(chain) <= room else [first, c]
+
+
+def compose(
+    pool: list[Candidate],
+    eligible: list[bool],
+    parts: list[Part],
+    max_sentences: int = MAX_SENTENCES,
+) -> Composition:
+    """`pool[i].score` is P(answers) for the whole question; `parts`, when there are two or
+    more, each score the candidates for one part."""
+    # only what may be quoted: a line whose antecedent may not be quoted is not quoted either
+    by_sid = {c.sid: c for c, ok in zip(pool, eligible, strict=True) if ok}
+    order = sorted(
+        (i for i, ok in enumerate(eligible) if ok), key=lambda i: (-pool[i].score, pool[i].rank)
+    )
+    chosen: list[Candidate] = []
+    groups: list[list[Candidate]] = []
+
+    def take(group: list[Candidate]) -> bool:
+        new = [c for c in group if c not in chosen]
+        if not new or len(chosen) + len(new) > max_sentences:
+            return False
+        chosen.extend(new)
+        groups.append(new)
+        return True
+
+    uncovered: list[str] = []
+    answering: set[str] = set()
+    if len(parts) >= 2:
+        # each part in turn gets its best sentence, leaving a sentence of room for each part
+        # still to come; the first part's opens the answer
+        for k, part in enumerate(parts):
+            ranked = sorted(
+                (
+                    i
+                    for i, ok in enumerate(eligible)
+                    if ok and (part.cards is None or pool[i].card in part.cards)
+                ),
+                key=lambda i: (-float(part.scores[i]), pool[i].rank),
+            )
+            if not ranked or float(part.scores[ranked[0]]) < PART_MIN:
+                if part.clause:
+                    uncovered.append(part.text)
+                continue
+            if any(c is pool[ranked[0]] for c in chosen):
+                continue  # an earlier part's sentence already answers it
+            room = max_sentences - len(chosen) - (len(parts) - k - 1)
+            for i in ranked:
+                if float(part.scores[i]) < PART_MIN:
+                    break
+                group = _group(pool[i], by_sid, room)
+                if group and len(group) <= room and take(group):
+                    answering.add(pool[i].card)
+                    break
+    if not chosen:
+        for i in order:  # the lead
+            group = _group(pool[i], by_sid, max_sentences)
+            if group and take(group):
+                answering.add(pool[i].card)
+                break
+    if not chosen:
+        return Composition([])
+    lead_score = groups[0][-1].score
+    for i in order:
+        c = pool[i]
+        if c in chosen or c.card not in answering:
+            continue
+        if c.score < EXTRA_MIN or c.score < EXTRA_RATIO * lead_score:
+            break
+        group = _group(c, by_sid, max_sentences - len(chosen))
+        if group:
+            take(group)
+        if len(chosen) >= max_sentences:
+            break
+    return Composition(reading_order(groups), uncovered, len(groups[0]))
+
+
+def reading_order(groups: list[list[Candidate]]) -> list[Candidate]:
+    """The lead's group first, then each part's; extra sentences of a card right after the
+    group of their card, in the card's order."""
+    if not groups:
+        return []
+    head, rest = groups[0], groups[1:]
+    out = list(head)
+    for group in rest:
+        same = [i for i, c in enumerate(out) if c.card == group[0].card]
+        if same and all(c.n > out[same[-1]].n for c in group):
+            at = same[-1] + 1
+            out[at:at] = group
+        else:
+            out.extend(group)
+    return out

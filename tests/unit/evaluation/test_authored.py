@@ -1,0 +1,48 @@
+"""The authors' sets (kb/questions, tests/eval/authors) and what is measured on them."""
+
+from __future__ import annotations
+
+from evaluation.authored import (
+    HELD_OUT,
+    KB_QUESTIONS,
+    answer_hash,
+    card_sentences,
+    graded,
+    lead_lines,
+    load_authors,
+)
+
+
+def test_every_set_loads_and_no_author_is_both_tuning_and_held_out() -> None:
+    sets = load_authors()
+    tune = {p.stem for p in KB_QUESTIONS.glob("*.yaml")}
+    test = {p.stem for p in HELD_OUT.glob("*.yaml")}
+    assert tune and test and not tune & test
+    assert {i.split for a in tune for i in sets[a]} == {"tune"}
+    assert {i.split for a in test for i in sets[a]} == {"test"}
+    # whole authors are held out, and they cover the cards too
+    held_cards = {p.card for a in test for i in sets[a] for t in i.as_turns() for p in t.parts}
+    assert {f"card-{i:03d}" for i in range(1, 39)} <= held_cards
+
+
+def test_a_line_that_needs_the_one_before_opens_with_it() -> None:
+    s = card_sentences()
+    # card-010's "Esses efeitos costumam diminuir..." needs the line before it
+    needs_prev = [
+        sid for sid in s if sid.startswith("card-010:") and s[sid].startswith("Esses efeitos")
+    ][0]
+    n = int(needs_prev.split(":")[1])
+    before = f"card-010:{n - 1:02d}"
+    lines = [(s[before], "card-010"), (s[needs_prev], "card-010"), (s["card-010:01"], "card-010")]
+    assert lead_lines(lines) == 2
+    assert lead_lines(lines[1:]) == 1
+
+
+def test_a_grade_counts_only_for_the_answer_it_was_given() -> None:
+    rows = [{"id": "a2-0001", "answer": "Resposta nova."}, {"id": "a2-0002", "answer": "Igual."}]
+    grades = {
+        ("a2-0001", answer_hash("Resposta antiga.")): "A",
+        ("a2-0002", answer_hash("Igual.")): "A",
+    }
+    out = graded(rows, grades)
+    assert out["n"] == 2 and out["stale"] == 1 and out["A"] == 0.5
