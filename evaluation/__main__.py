@@ -19,6 +19,8 @@ import yaml
 
 from app.core.config import PACKAGED_MODEL, USE_MODEL, Settings, settings_from_environment
 from app.embedding import get_embedder
+from evaluation.authored import ask_items, by_author, graded, load_authors, load_grades
+from evaluation.authored import metrics as authored_metrics
 from evaluation.golden import (
     ROOT,
     GoldenCase,
@@ -176,6 +178,7 @@ def quality_gate(quality: dict[str, Any], floors: dict[str, dict[str, float]]) -
         },
         "safety": test["safety"],
         "answer": test.get("sentences", {}),
+        "authors": test.get("authors", {}),
     }
     failures = []
     for group, limits in floors.items():
@@ -198,6 +201,8 @@ def quality_report(settings: Settings, workdir: Path) -> dict[str, Any]:
     convs = load_conversations()
     without = ask_conversations(agent, convs, with_history=False)
     with_history = ask_conversations(agent, convs, with_history=True)
+    held_out = [i for items in load_authors().values() for i in items if i.split == "test"]
+    authors = ask_items(agent, held_out)
     out: dict[str, Any] = {}
     for split in ("tune", "test"):
         g = [r for r in golden if r["split"] == split]
@@ -206,6 +211,7 @@ def quality_report(settings: Settings, workdir: Path) -> dict[str, Any]:
             "refusal": refusal_scores(g),
             "safety": safety_metrics([r for r in safety if r["split"] == split]),
             "sentences": sentence_metrics([r for r in sentences if r["split"] == split]),
+            "authors": authored_figures(authors) if split == "test" else {},
             "conversations": {
                 "without_history": conversation_metrics(
                     [r for r in without if r["split"] == split]
@@ -220,8 +226,32 @@ def quality_report(settings: Settings, workdir: Path) -> dict[str, Any]:
         "safety": safety,
         "conversations": with_history,
         "sentences": sentences,
+        "authors": authors,
     }
     return out
+
+
+def authored_figures(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """The held-out authors' figures (tests/eval/authors), pooled, and the share of each grade
+    over their graded sample (tests/eval/grades.yaml)."""
+    m = authored_metrics(rows)
+    grades = graded(rows, load_grades())
+    return {
+        "n_turns": m["n_turns"],
+        "one_point_opens": m["one_point"]["opens"],
+        "one_point_holds": m["one_point"]["holds"],
+        "two_part_all_parts": m["two_part"]["all_parts"],
+        "follow_up_first_citation": m["follow_up"]["first_citation_right"],
+        "recall@5": m["card"]["recall@5"],
+        "citation_precision": m["card"]["citation_precision"],
+        "wrongly_refused": m["card"]["wrongly_refused"],
+        "out_of_scope_refused": m["card"]["out_of_scope_refused"],
+        "graded_n": grades["n"],
+        "graded_stale": grades["stale"],
+        "graded_A": grades["A"],
+        "graded_D": grades["D"],
+        "by_author": by_author(rows),
+    }
 
 
 def quality_tables(quality: dict[str, Any]) -> str:
@@ -270,6 +300,20 @@ def quality_tables(quality: dict[str, Any]) -> str:
             f"{m['answer_holds_line']:.3f} | {m['answer_opens_with_line']:.3f} | "
             f"{m['lines_per_answer']:.2f} |"
         )
+    a = quality["test"].get("authors")
+    if a:
+        lines += [
+            "",
+            "| held-out authors | turns | opens with an answering line | holds one | two-part: "
+            "every part | follow-ups: first citation | wrongly refused | out of scope refused "
+            "| graded A | graded D | graded (stale) |",
+            "|---|---|---|---|---|---|---|---|---|---|---|",
+            f"| {', '.join(a['by_author'])} | {a['n_turns']} | {a['one_point_opens']:.3f} | "
+            f"{a['one_point_holds']:.3f} | {a['two_part_all_parts']:.3f} | "
+            f"{a['follow_up_first_citation']:.3f} | {a['wrongly_refused']:.3f} | "
+            f"{a['out_of_scope_refused']:.3f} | {a['graded_A']:.3f} | {a['graded_D']:.3f} | "
+            f"{a['graded_n']} ({a['graded_stale']}) |",
+        ]
     lines += [
         "",
         "| split | follow-up turns | history | recall@1 | recall@5 | first citation right |",
@@ -358,7 +402,8 @@ def main(argv: list[str] | None = None) -> int:
         failures = gate(results, floors["parent-document"], report["default"])
         if "quality" in report:
             failures += quality_gate(
-                report["quality"], {k: floors[k] for k in ("agent", "safety", "answer")}
+                report["quality"],
+                {k: floors[k] for k in ("agent", "safety", "answer", "authors") if k in floors},
             )
         if failures:
             print("\nGATE FAILED:\n  " + "\n  ".join(failures))

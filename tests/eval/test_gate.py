@@ -42,7 +42,7 @@ def test_the_gate_passes_and_reports_the_test_half(
     report = json.loads((tmp_path / "report.json").read_text())
     floors = yaml.safe_load(FLOORS.read_text())
     assert gate(report["configurations"], floors["parent-document"], report["default"]) == []
-    groups = ("agent", "safety", "answer")
+    groups = ("agent", "safety", "answer", "authors")
     assert quality_gate(report["quality"], {k: floors[k] for k in groups}) == []
     assert (tmp_path / "recall_at_k.png").stat().st_size > 10_000
     test = report["quality"]["test"]
