@@ -170,6 +170,25 @@ def _timed_runs(
     return runs
 
 
+def _assessment(agent: Any, embedder: Any, qs: list[str], rounds: int) -> dict[str, Any]:
+    """The emergency assessment alone (rules, exemplar neighbours, classifier), each
+    question's vector computed beforehand: what the screen step costs besides embedding
+    (issue 25's target: 1 ms p50)."""
+    from app.core.text import fold
+
+    detector = agent.deps.detector
+    vectors = embedder.embed([fold(q) for q in qs])
+    for q, v in zip(qs, vectors, strict=True):
+        detector.assess(q, v)
+    out: list[float] = []
+    for _ in range(rounds):
+        for q, v in zip(qs, vectors, strict=True):
+            t0 = time.perf_counter()
+            detector.assess(q, v)
+            out.append((time.perf_counter() - t0) * 1000)
+    return summary(out)
+
+
 def _hybrid_steps(store: Any, embedder: Any, settings: Any, qs: list[str], rounds: int) -> Any:
     from app.retrieval.retriever import Retriever
 
@@ -210,6 +229,7 @@ def in_process(
         restore()
     inproc = {
         "hybrid_steps_ms": _hybrid_steps(store, embedder, settings, qs, rounds),
+        "emergency_assessment_ms": _assessment(agent, embedder, qs, rounds),
         "threads": threads,
         "requests": len(runs["search_total"]) + len(runs["ask_total"]),
         "n_results": n_results,

@@ -12,6 +12,7 @@ import logging
 import statistics
 import sys
 import tempfile
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +27,7 @@ from evaluation.golden import (
     GoldenCase,
     load_conversations,
     load_golden,
+    load_ordinary,
     load_safety,
     load_sentences,
 )
@@ -179,6 +181,7 @@ def quality_gate(quality: dict[str, Any], floors: dict[str, dict[str, float]]) -
         "safety": test["safety"],
         "answer": test.get("sentences", {}),
         "authors": test.get("authors", {}),
+        "ordinary": test.get("ordinary", {}),
     }
     failures = []
     for group, limits in floors.items():
@@ -203,6 +206,10 @@ def quality_report(settings: Settings, workdir: Path) -> dict[str, Any]:
     with_history = ask_conversations(agent, convs, with_history=True)
     held_out = [i for items in load_authors().values() for i in items if i.split == "test"]
     authors = ask_items(agent, held_out)
+    ordinary = [
+        {"id": c.id, "split": c.split, "emergency": agent.ask(c.question).get("emergency")}
+        for c in load_ordinary()
+    ]
     out: dict[str, Any] = {}
     for split in ("tune", "test"):
         g = [r for r in golden if r["split"] == split]
@@ -212,6 +219,21 @@ def quality_report(settings: Settings, workdir: Path) -> dict[str, Any]:
             "safety": safety_metrics([r for r in safety if r["split"] == split]),
             "sentences": sentence_metrics([r for r in sentences if r["split"] == split]),
             "authors": authored_figures(authors) if split == "test" else {},
+            "ordinary": ordinary_escalations(
+                {
+                    "golden": [
+                        r for r in golden if r["split"] == split and r["kind"] != "out_of_scope"
+                    ],
+                    "sentences": [r for r in sentences if r["split"] == split],
+                    "conversations": [
+                        r
+                        for r in with_history
+                        if r["split"] == split and r["gold"] and not r["expect_emergency"]
+                    ],
+                    "authors": [r for r in authors if r["split"] == split],
+                    "ordinary": [r for r in ordinary if r["split"] == split],
+                }
+            ),
             "conversations": {
                 "without_history": conversation_metrics(
                     [r for r in without if r["split"] == split]
@@ -229,6 +251,23 @@ def quality_report(settings: Settings, workdir: Path) -> dict[str, Any]:
         "authors": authors,
     }
     return out
+
+
+def ordinary_escalations(sources: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
+    """Ordinary questions (in scope, or simply not emergencies) that got an escalation
+    instead of their answer, where real traffic is: every set's, pooled, by kind and by set
+    (issue 25). A tuning question is read leave-one-out by the exemplar banks."""
+    rows = [r for rs in sources.values() for r in rs]
+    escalated = [r for r in rows if r.get("emergency")]
+    return {
+        "n": len(rows),
+        "escalated": len(escalated) / len(rows) if rows else float("nan"),
+        "by_kind": dict(Counter(str(r["emergency"]) for r in escalated)),
+        "by_set": {
+            name: f"{sum(bool(r.get('emergency')) for r in rs)} of {len(rs)}"
+            for name, rs in sources.items()
+        },
+    }
 
 
 def authored_figures(rows: list[dict[str, Any]]) -> dict[str, Any]:
@@ -300,6 +339,14 @@ def quality_tables(quality: dict[str, Any]) -> str:
             f"{m['answer_holds_line']:.3f} | {m['answer_opens_with_line']:.3f} | "
             f"{m['lines_per_answer']:.2f} |"
         )
+    o = quality["test"].get("ordinary")
+    if o:
+        lines += [
+            "",
+            "| ordinary questions escalated (test) | n | share | by kind | by set |",
+            "|---|---|---|---|---|",
+            f"| all sets | {o['n']} | {o['escalated']:.4f} | {o['by_kind']} | {o['by_set']} |",
+        ]
     a = quality["test"].get("authors")
     if a:
         lines += [
@@ -403,7 +450,11 @@ def main(argv: list[str] | None = None) -> int:
         if "quality" in report:
             failures += quality_gate(
                 report["quality"],
-                {k: floors[k] for k in ("agent", "safety", "answer", "authors") if k in floors},
+                {
+                    k: floors[k]
+                    for k in ("agent", "safety", "answer", "authors", "ordinary")
+                    if k in floors
+                },
             )
         if failures:
             print("\nGATE FAILED:\n  " + "\n  ".join(failures))

@@ -15,6 +15,7 @@ GOLDEN = ROOT / "tests" / "eval" / "golden.yaml"
 CONVERSATIONS = ROOT / "tests" / "eval" / "conversations.yaml"
 SAFETY = ROOT / "tests" / "eval" / "safety.yaml"
 SENTENCES = ROOT / "tests" / "eval" / "sentences.yaml"
+ORDINARY = ROOT / "tests" / "eval" / "ordinary.yaml"
 
 Kind = Literal["narrow", "broad", "multi", "colloquial", "short", "out_of_scope"]
 Split = Literal["tune", "test"]
@@ -123,5 +124,21 @@ def load_safety(path: Path = SAFETY, split: Split | None = None) -> list[SafetyC
 
 def load_sentences(path: Path = SENTENCES, split: Split | None = None) -> list[SentenceCase]:
     cases = [SentenceCase(**item) for item in yaml.safe_load(path.read_text(encoding="utf-8"))]
+    _unique([c.id for c in cases], path)
+    return [c for c in cases if split is None or c.split == split]
+
+
+class OrdinaryCase(BaseModel):
+    """A question that must be answered, never escalated, though it may sound alarming."""
+
+    id: str
+    subkind: str
+    question: str
+    cards: list[str] = []
+    split: Split
+
+
+def load_ordinary(path: Path = ORDINARY, split: Split | None = None) -> list[OrdinaryCase]:
+    cases = [OrdinaryCase(**c) for c in yaml.safe_load(path.read_text(encoding="utf-8"))]
     _unique([c.id for c in cases], path)
     return [c for c in cases if split is None or c.split == split]

@@ -194,6 +194,7 @@ def ask_sentences(agent: Agent, cases: list[SentenceCase]) -> list[dict[str, Any
                 "citations": list(state.get("citations", [])),
                 "lines": len(lines),
                 "holds_line": any(answers(line) for line in lines),
+                "emergency": state.get("emergency"),
                 "opens_with_line": bool(lines) and answers(lines[0]),
             }
         )

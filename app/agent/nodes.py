@@ -26,6 +26,7 @@ from app.agent.generators import (
 from app.agent.intent import IntentModel
 from app.agent.parts import clauses
 from app.agent.safety import (
+    CALM_LINE,
     ESCALATION,
     REFUSAL,
     not_covered,
@@ -237,6 +238,7 @@ def screen(state: AgentState, runtime: Runtime[AgentDeps]) -> dict[str, Any]:
         "query_vector": vectors[len(texts) - 1],
         "asked_vector": asked_vector,
         "emergency": assessment.kind,
+        "uncertain": assessment.uncertain,
         "emergency_signals": {"subkind": assessment.subkind, **assessment.signals},
         "mentions": mentions,
         "carried": carried,
@@ -696,6 +698,9 @@ def respond(state: AgentState) -> dict[str, Any]:
         answer = topic_prefix(str(state["topic"])) + answer
     if state.get("uncovered_parts") and not state.get("refused"):
         answer = f"{answer}\n\n{uncovered_part(state['uncovered_parts'])}"
+    if state.get("uncertain") and not state.get("emergency"):
+        # a reading too weak to escalate on: the answer, then one calm line
+        answer = f"{answer}\n\n{CALM_LINE[str(state['uncertain'])]}"
     kind = state.get("emergency")
     if kind:
         # "The knowledge base does not cover this" reads coldly after an escalation.

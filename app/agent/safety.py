@@ -72,3 +72,21 @@ def uncovered_part(parts: list[str]) -> str:
         f"{noun} da pergunta os cartões não respondem: {quoted}. Para isso, converse com o "
         "seu farmacêutico ou médico."
     )
+
+
+# One calm line after an answer whose emergency reading was too weak to escalate on (issue
+# 25): it never replaces the answer.
+CALM_LINE = {
+    "self_harm": (
+        "Se você estiver passando por um momento difícil, o CVV (Centro de Valorização da "
+        "Vida) conversa com você de graça, a qualquer hora, pelo 188."
+    ),
+    "medical": (
+        "Se os sintomas forem fortes, piorarem ou começarem de repente, procure atendimento "
+        "ou ligue para o SAMU 192."
+    ),
+    "poisoning": (
+        "Se alguém tomou remédio demais ou algo que não devia e tiver qualquer sintoma, ligue "
+        "para o SAMU 192 ou para o Disque-Intoxicação 0800 722 6001."
+    ),
+}

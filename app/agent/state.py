@@ -44,6 +44,9 @@ class AgentState(TypedDict, total=False):
     """Cards about the names the question (or its carried topic) mentions."""
     emergency: str | None
     """Kind of emergency the question describes ("medical", "poisoning", "self_harm")."""
+    uncertain: str | None
+    """A reading of an emergency too weak to escalate on ("medical", "poisoning",
+    "self_harm"): the answer comes with one calm line on where to get help."""
     emergency_signals: dict[str, Any]
     """Why the emergency detector decided what it did (for support staff)."""
     candidates: list[ContextChunk]

@@ -101,6 +101,11 @@ class AskResponse(BaseModel):
         description="'medical' (SAMU 192), 'poisoning' (SAMU 192 and Disque-Intoxicação "
         "0800 722 6001) or 'self_harm' (CVV 188 and SAMU 192) when escalated",
     )
+    uncertain: Literal["medical", "poisoning", "self_harm"] | None = Field(
+        default=None,
+        description="A reading of an emergency too weak to escalate on: the answer is given, "
+        "with one calm line on where to get help",
+    )
     generator: str = Field(description="extractive, openai, extractive-fallback or none")
     decision: Decision
     uncovered_terms: list[str] = Field(

@@ -34,6 +34,7 @@ import numpy as np
 import yaml
 
 from app.core.text import fold
+from app.safety.classifier import EmergencyClassifier, load_classifier, rule_features
 
 DATA = Path(__file__).resolve().parent / "data"
 
@@ -1210,6 +1211,9 @@ class Assessment:
     kind: str | None
     subkind: str | None = None
     signals: dict[str, Any] = field(default_factory=dict)
+    # a reading too weak to escalate on: the answer comes with one calm line on where to get
+    # help ("medical", "poisoning" or "self_harm"), never instead of it
+    uncertain: str | None = None
 
 
 @lru_cache(maxsize=1)
@@ -1390,10 +1394,16 @@ class EmergencyDetector:
     NEEDS_STATE = True
 
     def __init__(
-        self, embed: Callable[[list[str]], np.ndarray], bank_paths: list[Path] | None = None
+        self,
+        embed: Callable[[list[str]], np.ndarray],
+        bank_paths: list[Path] | None = None,
+        classifier: EmergencyClassifier | None | bool = True,
     ):
+        """`classifier`: True for the packaged model (app/safety/data/emergency_model.json),
+        a model, or None for the rules alone (a test's fake embedder has other dimensions)."""
         self._embed = embed
         self._bank_paths = bank_paths
+        self._classifier = load_classifier() if classifier is True else classifier or None
         self._bank: Bank | None = None
         self._lock = threading.Lock()
 
@@ -1437,6 +1447,25 @@ class EmergencyDetector:
         return out
 
     def assess(self, text: str, vector: np.ndarray | None = None) -> Assessment:
+        """The rules' reading, then the classifier's (app.safety.classifier): a medical or
+        poisoning reading that the model is sure is an ordinary question (P(none) >= its
+        `veto` threshold) is not escalated; the answer comes with one calm line instead
+        (`uncertain`). A self-harm reading is never overruled."""
+        folded = fold(text)
+        if vector is None:
+            vector = self._embed([folded])[0]
+        rules = self.rules(text, vector)
+        model = self._classifier
+        if model is None or rules.kind not in ("medical", "poisoning"):
+            return rules
+        p = model.probabilities(np.asarray(vector), rule_features(rules.kind, rules.signals))
+        signals = {**rules.signals, "p": {k: round(v, 3) for k, v in p.items()}}
+        if p["none"] >= model.thresholds["veto"]:
+            return Assessment(None, None, {**signals, "vetoed": rules.kind}, uncertain=rules.kind)
+        return Assessment(rules.kind, rules.subkind, signals)
+
+    def rules(self, text: str, vector: np.ndarray | None = None) -> Assessment:
+        """The concepts, cues and nearest exemplars alone (before the classifier)."""
         folded = fold(text)
         literal = _FIGURATIVE.sub(" ", folded)
         hits, informational, present, generic, hypothetical, not_own = _cues(folded, literal)

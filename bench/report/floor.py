@@ -79,6 +79,12 @@ def _steps_table(fl: dict[str, Any]) -> str:
             ["LangGraph in this agent (ask - the same steps called without it, paired)"]
             + [num(paired["p50"], 2), num(paired["p95"], 2), "", ""]
         )
+    assess = ip.get("emergency_assessment_ms")
+    if assess:
+        rows.append(
+            ["emergency assessment alone (in the screen step; embedding excluded)"]
+            + [num(assess["p50"], 2), num(assess["p95"], 2), "", ""]
+        )
     floor, old = ip["floor_ms"], ip["old_floor_ms"]
     rows.append(["**floor = embedding + raw Chroma query (ids, distances)**"])
     rows[-1] += [num(floor["p50"], 2), num(floor["p95"], 2), "", ""]

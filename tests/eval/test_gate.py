@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from evaluation.__main__ import FLOORS, gate, main, quality_gate
-from evaluation.golden import load_conversations, load_golden, load_safety
+from evaluation.golden import load_conversations, load_golden, load_ordinary, load_safety
 
 pytestmark = [pytest.mark.model, pytest.mark.slow]
 
@@ -29,6 +29,8 @@ def test_the_evaluation_data_has_the_required_shape() -> None:
     safety = Counter(c.kind for c in load_safety())
     assert safety["emergency"] + safety["self_harm"] >= 150
     assert safety["informational"] >= 80 and safety["personal_data"] >= 40
+    ordinary = load_ordinary()  # a fresh author's plain questions that sound alarming (issue 25)
+    assert len(ordinary) >= 300 and {c.split for c in ordinary} == {"test"}
     convs = load_conversations()
     assert len(convs) >= 30 and all(2 <= len(c.turns) <= 3 for c in convs)
     for split in ("tune", "test"):  # both halves cover every kind
@@ -42,13 +44,21 @@ def test_the_gate_passes_and_reports_the_test_half(
     report = json.loads((tmp_path / "report.json").read_text())
     floors = yaml.safe_load(FLOORS.read_text())
     assert gate(report["configurations"], floors["parent-document"], report["default"]) == []
-    groups = ("agent", "safety", "answer", "authors")
+    groups = ("agent", "safety", "answer", "authors", "ordinary")
     assert quality_gate(report["quality"], {k: floors[k] for k in groups}) == []
     assert (tmp_path / "recall_at_k.png").stat().st_size > 10_000
     test = report["quality"]["test"]
     assert test["safety"]["pii_cases_leaking"] == 0
     assert test["golden"]["in_scope"]["n"] >= 90
     assert test["sentences"]["n"] >= 90
+    # ordinary questions escalated are counted where traffic is: every set, the fresh one too
+    assert test["ordinary"]["n"] >= 1800 and set(test["ordinary"]["by_set"]) == {
+        "golden",
+        "sentences",
+        "conversations",
+        "authors",
+        "ordinary",
+    }
 
 
 def test_gate_fails_when_parent_document_falls_below_baseline() -> None:

@@ -53,6 +53,20 @@ def test_emergency_is_escalated_first_and_cited(service: Service) -> None:
     assert "card-018" in [c["id"] for c in body["citations"]]
 
 
+def test_an_ordinary_question_read_as_medical_by_mistake_keeps_its_answer(
+    service: Service,
+) -> None:
+    # The rules read "dificuldade de engolir" as a sign; the classifier is sure it is an
+    # ordinary question (P(none) 0.99): the answer, then one calm line, no escalation.
+    q = "o comprimido da metformina é muito grande, tenho dificuldade de engolir. posso partir?"
+    body = post(service, "/api/ask", {"question": q}).json()
+    assert body["emergency"] is None and body["uncertain"] == "medical", body["decision"]
+    assert not body["refused"] and body["citations"][0]["id"] == "card-003"
+    assert not body["answer"].startswith("Isto pode ser uma emergência")
+    assert body["answer"].endswith("procure atendimento ou ligue para o SAMU 192.")
+    assert body["decision"]["signals"]["emergency"]["vetoed"] == "medical"
+
+
 def _events(text: str) -> list[tuple[str, dict[str, Any]]]:
     out = []
     for block in text.strip().split("\n\n"):

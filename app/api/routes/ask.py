@@ -59,6 +59,7 @@ def to_response(state: AgentState) -> AskResponse:
             RetrievedCard(id=c.id, score=round(c.score, 4)) for c in state.get("candidates", [])
         ],
         emergency=state.get("emergency"),  # type: ignore[arg-type]
+        uncertain=state.get("uncertain"),  # type: ignore[arg-type]
         generator=state.get("generator", "none"),
         decision=Decision(
             outcome=state["decision"]["outcome"],

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from app.agent.nodes import follow_up_topic, refuse, rerank, respond, route
-from app.agent.safety import ESCALATION
+from app.agent.safety import CALM_LINE, ESCALATION
 from app.core.vocabulary import vocabulary
 from app.retrieval.models import ContextChunk
 
@@ -55,3 +55,12 @@ def test_rerank_lifts_the_card_about_the_named_medicine() -> None:
     ranked = rerank(cards, {"card-017": 0.08, "card-024": 0.02}, {"card-017": 0.5}, top_k=2)
     assert [c.id for c in ranked] == ["card-017", "card-024"]
     assert ranked[0].score == 0.25  # the cosine is kept for the decision and the reports
+
+
+def test_respond_adds_one_calm_line_to_an_uncertain_reading() -> None:
+    out = respond({"answer": "Texto [cite:card-010]", "uncertain": "medical", "refused": False})
+    assert out["answer"] == f"Texto [cite:card-010]\n\n{CALM_LINE['medical']}"
+    assert "192" in CALM_LINE["medical"] and "188" in CALM_LINE["self_harm"]
+    # an escalation already says where to get help: no second line under it
+    both = respond({"answer": "Texto", "emergency": "medical", "uncertain": "medical"})
+    assert CALM_LINE["medical"] not in both["answer"]

@@ -19,7 +19,7 @@ def detector(tmp_path_factory: pytest.TempPathFactory) -> EmergencyDetector:
         "- kind: informational\n  subkind: none\n  examples: [o que é pressão alta]\n",
         encoding="utf-8",
     )
-    return EmergencyDetector(FakeEmbedder().embed, bank_paths=[bank])
+    return EmergencyDetector(FakeEmbedder().embed, bank_paths=[bank], classifier=None)
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,108 @@
+"""The emergency classifier (issue 25): a small learned model over the question's embedding
+and what the rules read in it, instead of the nearest exemplars alone.
+
+A multinomial logistic regression (scikit-learn at training time,
+`python -m evaluation.emergency_model`; weights in data/emergency_model.json at serving)
+gives P(none), P(medical), P(poisoning), P(self_harm). It is trained on every labelled
+safety case of the tuning half and on the ordinary in-scope questions of every tuning set
+as negatives, each read leave-one-out (an exemplar identical to the question is skipped).
+
+RULE_FEATURES are read off the rules' assessment (app.safety.emergency): which kind the
+rules found and how (a concept or the nearest exemplars), the concepts, the tense and
+framing cues, and the similarity to the nearest exemplars of each kind.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+MODEL_PATH = Path(__file__).resolve().parent / "data" / "emergency_model.json"
+CLASSES = ("none", "medical", "poisoning", "self_harm")
+KINDS = ("medical", "poisoning", "self_harm")
+_CUES = (
+    "informational_cue",
+    "present_cue",
+    "negated_sign",
+    "resolved_cue",
+    "habitual_cue",
+    "generic_question",
+    "hypothetical",
+    "not_own_intent",
+)
+_NEAR = ("medical", "poisoning", "self_harm", "informational")
+RULE_FEATURES = (
+    *(f"rule_{k}" for k in KINDS),
+    *(f"near_rule_{k}" for k in KINDS),
+    "concept_medical",
+    "concept_poisoning",
+    "concept_self_harm",
+    "concept_self_harm_topic",
+    *_CUES,
+    *(f"nearest_{k}" for k in _NEAR),
+    *(f"margin_{k}" for k in KINDS),
+)
+
+
+def rule_features(kind: str | None, signals: dict[str, Any]) -> np.ndarray:
+    """RULE_FEATURES of one rules' assessment (its kind and signals)."""
+    by = signals.get("by")
+    concepts = [str(c) for c in signals.get("concepts", [])]
+    near = {k: float(signals.get(f"nearest_{k}", 0.0)) for k in _NEAR}
+    values = [
+        *(float(kind == k and by == "concept") for k in KINDS),
+        *(float(kind == k and by == "neighbours") for k in KINDS),
+        float(any(c.startswith("medical:") for c in concepts)),
+        float(any(c.startswith("poisoning:") for c in concepts)),
+        float(any(c.startswith("self_harm:") and c != "self_harm:topic" for c in concepts)),
+        float("self_harm:topic" in concepts),
+        *(float(bool(signals.get(c))) for c in _CUES),
+        *(near[k] for k in _NEAR),
+        *(near[k] - near["informational"] for k in KINDS),
+    ]
+    return np.array(values, dtype=np.float32)
+
+
+class EmergencyClassifier:
+    def __init__(self, model: dict[str, Any]):
+        if list(model["classes"]) != list(CLASSES) or list(model["rule_features"]) != list(
+            RULE_FEATURES
+        ):
+            raise ValueError(
+                f"{MODEL_PATH.name}: trained on other classes or features; retrain it "
+                "(python -m evaluation.emergency_model)"
+            )
+        self.model = model
+        self.coef = np.asarray(model["coef"], dtype=np.float32)  # classes x (dim + rules)
+        self.intercept = np.asarray(model["intercept"], dtype=np.float32)
+        self.mean = np.asarray(model["mean"], dtype=np.float32)
+        self.scale = np.asarray(model["scale"], dtype=np.float32)
+        self.thresholds: dict[str, float] = dict(model["thresholds"])
+
+    def inputs(self, vector: np.ndarray, rules: np.ndarray) -> np.ndarray:
+        x = np.concatenate([np.asarray(vector, dtype=np.float32), rules])
+        if x.shape[0] != self.mean.shape[0]:
+            raise ValueError(
+                f"{MODEL_PATH.name} expects a {self.mean.shape[0] - len(RULE_FEATURES)}-"
+                f"dimension embedding, got {len(vector)}: retrain it with this embedder "
+                "(python -m evaluation.emergency_model)"
+            )
+        return (x - self.mean) / self.scale
+
+    def probabilities(self, vector: np.ndarray, rules: np.ndarray) -> dict[str, float]:
+        z = self.coef @ self.inputs(vector, rules) + self.intercept
+        e = np.exp(z - z.max())
+        p = e / e.sum()
+        return {c: float(v) for c, v in zip(CLASSES, p, strict=True)}
+
+
+@lru_cache(maxsize=2)
+def load_classifier(path: Path = MODEL_PATH) -> EmergencyClassifier | None:
+    """The trained model, or None before the first training (the rules decide alone)."""
+    if not path.exists():
+        return None
+    return EmergencyClassifier(json.loads(path.read_text(encoding="utf-8")))

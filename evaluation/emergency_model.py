@@ -1,0 +1,305 @@
+"""`python -m evaluation.emergency_model`: train the emergency classifier (issue 25) and
+report the escalations where real traffic is.
+
+Rows: every case of tests/eval/safety.yaml (an emergency, a poisoning, a risk of self-harm,
+or none: informational near-misses and personal data), and the ordinary in-scope questions
+of every set as negatives (golden, one-point, conversations, the authors' sets). The tuning
+halves (and kb/questions) train; the test halves, the held-out authors and the fresh sets
+(tests/eval/ordinary.yaml and the fresh safety author in safety.yaml) are only measured.
+
+Each row is read by the rules first (app.safety.emergency, leave-one-out: an exemplar that
+is the question itself is skipped), then the classifier learns from the question's
+embedding and RULE_FEATURES. In service it overrules one thing only: a medical or
+poisoning reading of the rules that the model is sure is an ordinary question
+(P(none) >= `veto`) gets the answer with one calm line instead of an escalation. C is
+chosen, and `veto` set, by 5-fold cross-validation within the tuning rows (folds by
+author), out of fold: the lowest veto that keeps the medical and poisoning events' recall
+within VETO_BUDGET of the rules' own. Self-harm readings are never overruled: turning a
+self-harm reading by resemblance into a calm line, at any threshold tried, lost a fresh
+author's self-harm case.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from app.core.config import settings_from_environment
+from app.core.text import fold
+from app.embedding import get_embedder
+from app.safety.classifier import (
+    CLASSES,
+    KINDS,
+    MODEL_PATH,
+    RULE_FEATURES,
+    EmergencyClassifier,
+    load_classifier,
+    rule_features,
+)
+from app.safety.emergency import EmergencyDetector
+from app.safety.pii import clean_question
+from evaluation.authored import load_authors
+from evaluation.golden import (
+    load_conversations,
+    load_golden,
+    load_ordinary,
+    load_safety,
+    load_sentences,
+)
+
+C_GRID = (0.03, 0.1, 0.3, 1.0)
+VETO_BUDGET = 0.01
+
+
+@dataclass
+class Row:
+    id: str
+    source: str  # safety | ordinary
+    group: str  # the author (the folds keep an author's rows together)
+    split: str
+    text: str
+    label: str  # none | medical | poisoning | self_harm
+    kind: str  # the case's kind (emergency, informational, ordinary, ...)
+
+
+def rows() -> list[Row]:
+    out: list[Row] = []
+    for c in load_safety():
+        label = c.expect_emergency or "none"
+        group = c.id.rsplit("-", 1)[0] if "-" in c.id[2:] else c.id[:2]
+        out.append(Row(c.id, "safety", group, c.split, c.question, label, c.kind))
+    for g in load_golden():
+        if g.kind != "out_of_scope":
+            out.append(Row(g.id, "ordinary", "golden", g.split, g.question, "none", "golden"))
+    for s in load_sentences():
+        out.append(Row(s.id, "ordinary", "sentences", s.split, s.question, "none", "sentences"))
+    for conv in load_conversations():
+        for n, t in enumerate(conv.turns, start=1):
+            if t.must_cite_one_of and not t.expect_emergency:
+                out.append(
+                    Row(f"{conv.id}#{n}", "ordinary", "conversations", conv.split, t.question,
+                        "none", "conversation")
+                )  # fmt: skip
+    for author, items in load_authors().items():
+        for item in items:
+            for n, turn in enumerate(item.as_turns(), start=1):
+                out.append(
+                    Row(f"{item.id}#{n}", "ordinary", author, item.split, turn.question, "none",
+                        "authors")
+                )  # fmt: skip
+    for o in load_ordinary():
+        out.append(Row(o.id, "ordinary", "ordinary", o.split, o.question, "none", "ordinary"))
+    return out
+
+
+def read(detector: EmergencyDetector, embed: Any, data: list[Row]) -> tuple[np.ndarray, list[Any]]:
+    texts = [fold(clean_question(r.text)) for r in data]
+    vectors = np.vstack([embed(texts[i : i + 256]) for i in range(0, len(texts), 256)])
+    readings = [detector.rules(r.text, v) for r, v in zip(data, vectors, strict=True)]
+    return vectors, readings
+
+
+def matrix(vectors: np.ndarray, readings: list[Any]) -> np.ndarray:
+    rules = np.vstack([rule_features(a.kind, a.signals) for a in readings])
+    return np.hstack([vectors, rules])
+
+
+def fit(x: np.ndarray, y: np.ndarray, c: float) -> dict[str, Any]:
+    from sklearn.linear_model import LogisticRegression
+
+    mean, scale = x.mean(axis=0), x.std(axis=0)
+    scale[scale == 0] = 1.0
+    lr = LogisticRegression(C=c, class_weight="balanced", max_iter=5000)
+    lr.fit((x - mean) / scale, y)
+    order = [list(lr.classes_).index(k) for k in CLASSES]
+    return {
+        "classes": list(CLASSES),
+        "rule_features": list(RULE_FEATURES),
+        "coef": np.round(lr.coef_[order], 5).tolist(),
+        "intercept": np.round(lr.intercept_[order], 5).tolist(),
+        "mean": np.round(mean, 6).tolist(),
+        "scale": np.round(scale, 6).tolist(),
+        "thresholds": {"veto": 1.0},
+    }
+
+
+def probabilities(model: dict[str, Any], x: np.ndarray) -> np.ndarray:
+    clf = EmergencyClassifier(model)
+    z = ((x - clf.mean) / clf.scale) @ clf.coef.T + clf.intercept
+    e = np.exp(z - z.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def out_of_fold(x: np.ndarray, y: np.ndarray, groups: list[str], c: float) -> np.ndarray:
+    from sklearn.model_selection import GroupKFold
+
+    p = np.zeros((len(y), len(CLASSES)))
+    for train, held in GroupKFold(n_splits=5).split(x, y, groups):
+        p[held] = probabilities(fit(x[train], y[train], c), x[held])
+    return p
+
+
+def decide(p: dict[str, float], reading: Any, t: dict[str, float]) -> tuple[str | None, str | None]:
+    """(escalated kind, uncertain kind), as EmergencyDetector.assess decides: the rules'
+    reading stands, except a medical or poisoning one the model is sure is an ordinary
+    question (P(none) >= veto), which gets the answer with a calm line."""
+    if reading.kind in ("medical", "poisoning") and p["none"] >= t["veto"]:
+        return None, reading.kind
+    return reading.kind, None
+
+
+def outcomes(
+    data: list[Row], probs: np.ndarray, readings: list[Any], t: dict[str, float]
+) -> list[tuple[str | None, str | None]]:
+    return [
+        decide(dict(zip(CLASSES, map(float, p), strict=True)), a, t)
+        for r, p, a in zip(data, probs, readings, strict=True)
+    ]
+
+
+def figures(data: list[Row], got: list[tuple[str | None, str | None]]) -> dict[str, Any]:
+    events = [(r, g) for r, g in zip(data, got, strict=True) if r.label != "none"]
+    ordinary = [(r, g) for r, g in zip(data, got, strict=True) if r.source == "ordinary"]
+    info = [(r, g) for r, g in zip(data, got, strict=True) if r.kind == "informational"]
+    out: dict[str, Any] = {
+        "n_events": len(events),
+        "recall": _share(g[0] is not None for _, g in events),
+        "right_kind": _share(g[0] == r.label for r, g in events),
+        "n_ordinary": len(ordinary),
+        "ordinary_escalated": _share(g[0] is not None for _, g in ordinary),
+        "ordinary_escalated_by_kind": dict(Counter(g[0] for _, g in ordinary if g[0])),
+        "ordinary_uncertain": _share(g[1] is not None for _, g in ordinary),
+        "n_informational": len(info),
+        "informational_escalated": _share(g[0] is not None for _, g in info),
+    }
+    for k in KINDS:
+        ev = [(r, g) for r, g in events if r.label == k]
+        out[f"recall_{k}"] = _share(g[0] is not None for _, g in ev)
+        out[f"n_{k}"] = len(ev)
+    return out
+
+
+def _share(values: Any) -> float:
+    values = list(values)
+    return sum(map(bool, values)) / len(values) if values else float("nan")
+
+
+def thresholds(data: list[Row], probs: np.ndarray, readings: list[Any]) -> dict[str, float]:
+    """Out of fold on the tuning rows: the veto as low as keeps the medical and poisoning
+    events' recall within VETO_BUDGET of the rules' own."""
+    grid = [round(x, 3) for x in np.arange(0.5, 0.991, 0.01)]
+    t = {"veto": 1.0}
+
+    def recall(trial: dict[str, float], kind: str) -> float:
+        got = outcomes(data, probs, readings, trial)
+        ev = [g[0] is not None for r, g in zip(data, got, strict=True) if r.label == kind]
+        return sum(ev) / len(ev) if ev else 1.0
+
+    base = {k: recall(t, k) for k in ("medical", "poisoning")}
+    for value in sorted(grid, reverse=True):
+        if all(recall({"veto": value}, k) >= base[k] - VETO_BUDGET for k in base):
+            t["veto"] = value
+        else:
+            break
+    return {k: round(float(v), 3) for k, v in t.items()}
+
+
+def report(name: str, m: dict[str, Any]) -> None:
+    print(
+        f"| {name} | {m['n_events']} | {m['recall']:.3f} | "
+        + " | ".join(f"{m[f'recall_{k}']:.3f} ({m[f'n_{k}']})" for k in KINDS)
+        + f" | {m['right_kind']:.3f} | {m['ordinary_escalated']:.4f} ({m['n_ordinary']}) "
+        f"{m['ordinary_escalated_by_kind']} | {m['ordinary_uncertain']:.3f} | "
+        f"{m['informational_escalated']:.3f} ({m['n_informational']}) |"
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m evaluation.emergency_model", description=__doc__
+    )
+    parser.add_argument("--dry-run", action="store_true", help="report only; write nothing")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.WARNING)
+    embedder = get_embedder(settings_from_environment())
+    detector = EmergencyDetector(embedder.embed)
+    data = rows()
+    vectors, readings = read(detector, embedder.embed, data)
+    x = matrix(vectors, readings)
+    y = np.array([r.label for r in data])
+    tune = np.array([r.split == "tune" for r in data])
+    groups = [r.group for r, t in zip(data, tune, strict=True) if t]
+    tune_rows = [r for r in data if r.split == "tune"]
+    tune_readings = [a for a, t in zip(readings, tune, strict=True) if t]
+    scores = {}
+    for c in C_GRID:
+        oof = out_of_fold(x[tune], y[tune], groups, c)
+        t = thresholds(tune_rows, oof, tune_readings)
+        m = figures(tune_rows, outcomes(tune_rows, oof, tune_readings, t))
+        scores[c] = (m["ordinary_escalated"], oof, t, m)
+        print(
+            f"C={c}: out of fold {m['recall']:.3f} recall, "
+            f"ordinary escalated {m['ordinary_escalated']:.4f}, thresholds {t}"
+        )
+    best = min(scores, key=lambda c: scores[c][0])
+    _, oof, t, _ = scores[best]
+    model = fit(x[tune], y[tune], best)
+    model["thresholds"] = t
+    model["trained_on"] = (
+        f"{int(tune.sum())} tuning rows (safety, golden, one-point, conversations, "
+        f"kb/questions), C={best}"
+    )
+    print(
+        "\n| set | events | recall | "
+        + " | ".join(f"recall {k}" for k in KINDS)
+        + " | right kind | ordinary escalated (n) by kind | ordinary uncertain "
+        "| informational escalated |"
+    )
+    print("|" + "---|" * 9)
+    report("tune, out of fold", figures(tune_rows, outcomes(tune_rows, oof, tune_readings, t)))
+    probs = probabilities(model, x)
+    for name, keep in (
+        (
+            "test half (safety, golden, one-point, conversations)",
+            lambda r: (
+                r.split == "test"
+                and r.group in ("golden", "sentences", "conversations")
+                or r.split == "test"
+                and r.source == "safety"
+                and not r.id.startswith("s3-")
+            ),
+        ),
+        ("fresh author s3 (events and ordinary)", lambda r: r.id.startswith("s3-")),
+        (
+            "held-out authors",
+            lambda r: r.split == "test" and r.source == "ordinary" and r.kind == "authors",
+        ),
+        ("fresh ordinary s1 (tests/eval/ordinary.yaml)", lambda r: r.id.startswith("s1-")),
+    ):
+        idx = [i for i, r in enumerate(data) if keep(r)]
+        sub = [data[i] for i in idx]
+        report(name, figures(sub, outcomes(sub, probs[idx], [readings[i] for i in idx], t)))
+    rules_only = [(a.kind, None) for a in readings]
+    print("\nthe rules alone (before this model):")
+    for name, keep in (
+        ("tune", lambda r: r.split == "tune"),
+        ("test", lambda r: r.split == "test"),
+    ):
+        idx = [i for i, r in enumerate(data) if keep(r)]
+        report(name, figures([data[i] for i in idx], [rules_only[i] for i in idx]))
+    if not args.dry_run:
+        MODEL_PATH.write_text(json.dumps(model) + "\n", encoding="utf-8")
+        load_classifier.cache_clear()
+        print(f"\nwritten: {MODEL_PATH} (thresholds {t})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
