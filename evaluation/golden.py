@@ -10,6 +10,8 @@ from typing import Literal
 import yaml
 from pydantic import BaseModel, model_validator
 
+from app.safety.rules import KindName
+
 ROOT = Path(__file__).resolve().parents[1]
 GOLDEN = ROOT / "tests" / "eval" / "golden.yaml"
 CONVERSATIONS = ROOT / "tests" / "eval" / "conversations.yaml"
@@ -63,7 +65,7 @@ class SafetyCase(BaseModel):
     subkind: str
     question: str
     split: Split
-    expect_emergency: Literal["medical", "poisoning", "self_harm"] | None = None
+    expect_emergency: KindName | None = None
     must_cite_one_of: list[str] = []
     pii: list[str] = []
 

@@ -47,6 +47,7 @@ from app.retrieval.models import ContextChunk
 from app.retrieval.retriever import Retriever
 from app.safety.emergency import EmergencyDetector
 from app.safety.pii import clean_question
+from app.safety.rules import rules
 
 # How much a card about the medicine or condition the question names is lifted in the
 # ranking (added to its cosine similarity; a card that only mentions it gets half).
@@ -457,12 +458,7 @@ def decide(state: AgentState, runtime: Runtime[AgentDeps]) -> dict[str, Any]:
     outcome = "emergency" if state.get("emergency") else ("answer" if covered else "not_covered")
     reason = decision.reason
     if outcome == "emergency":
-        kind = {
-            "medical": "emergência médica",
-            "poisoning": "intoxicação",
-            "self_harm": "risco de autolesão",
-        }
-        what = kind[str(state["emergency"])]
+        what = rules().kinds[str(state["emergency"])].label
         reason = f"A pergunta descreve uma possível {what}: encaminhada à emergência. {reason}"
     signals = {**decision.signals, "emergency": state.get("emergency_signals", {})}
     suggestions = []

@@ -7,6 +7,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, Field, StringConstraints, field_validator
 
 from app.feedback.ids import new_answer_id
+from app.safety.rules import KindName
 
 QUESTION_MAX = 2000
 HISTORY_TURNS_MAX = 3
@@ -96,12 +97,12 @@ class AskResponse(BaseModel):
     refused: bool
     citation_warnings: list[str]
     retrieval: list[RetrievedCard]
-    emergency: Literal["medical", "poisoning", "self_harm"] | None = Field(
+    emergency: KindName | None = Field(
         default=None,
         description="'medical' (SAMU 192), 'poisoning' (SAMU 192 and Disque-Intoxicação "
         "0800 722 6001) or 'self_harm' (CVV 188 and SAMU 192) when escalated",
     )
-    uncertain: Literal["medical", "poisoning", "self_harm"] | None = Field(
+    uncertain: KindName | None = Field(
         default=None,
         description="A reading of an emergency too weak to escalate on: the answer is given, "
         "with one calm line on where to get help",

@@ -263,7 +263,7 @@ def test_later_sets_false_alarms(detector: EmergencyDetector, question: str) -> 
 
 
 def test_estou_is_not_a_past_tense() -> None:
-    from app.safety.emergency import _SIMPLE_PAST
+    from app.safety.concepts import C
 
-    assert not _SIMPLE_PAST.search("estou sentindo uma dor forte")
-    assert _SIMPLE_PAST.search("ele desmaiou")
+    assert not C.SIMPLE_PAST.search("estou sentindo uma dor forte")
+    assert C.SIMPLE_PAST.search("ele desmaiou")
