@@ -94,7 +94,8 @@ ENV PATH=/opt/venv/bin:$PATH \
     ANONYMIZED_TELEMETRY=False \
     EMBEDDING_MODEL=${EMBEDDING_MODEL} \
     CORPUS_DIR=/app/kb/cards \
-    CHROMA_MODE=http
+    CHROMA_MODE=http \
+    VECTOR_CACHE_DIR=/tmp/cartoes-vectors
 WORKDIR /app
 COPY app/ /app/app/
 COPY ingest/ /app/ingest/

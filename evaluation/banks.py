@@ -16,7 +16,8 @@ import yaml
 
 from app.core.text import fold
 from app.safety.emergency import DATA, concept_hits
-from evaluation.golden import load_golden, load_safety
+from evaluation.authored import load_authors
+from evaluation.golden import load_conversations, load_golden, load_safety, load_sentences
 
 TUNE_BANK = DATA / "emergency_bank_tune.yaml"
 HEADER = (
@@ -48,6 +49,31 @@ def render() -> str:
     for golden in load_golden(split="tune"):
         if golden.question not in held_out and not concept_hits(fold(golden.question)):
             groups.setdefault(("informational", "tune-golden"), []).append(golden.question)
+    # The other tuning sets' ordinary questions are a kind of their own, "ordinary" (issue
+    # 25): the one-point questions, the conversations' turns and the tuning authors'
+    # (kb/questions), written as patients ask, complaints and worries included ("a insulina
+    # me deixa com fome" resembled a crisis because no exemplar sounded like a complaint).
+    # A reading by resemblance alone that resembles them more is uncertain: the answer and a
+    # calm line (EmergencyDetector.ORDINARY_MARGIN).
+    ordinary = [c.question for c in load_sentences(split="tune")]
+    ordinary += [
+        t.question
+        for c in load_conversations()
+        if c.split == "tune"
+        for t in c.turns
+        if t.must_cite_one_of and not t.expect_emergency
+    ]
+    ordinary += [
+        t.question
+        for items in load_authors().values()
+        for item in items
+        if item.split == "tune"
+        for t in item.as_turns()
+    ]
+    seen = {q for qs in groups.values() for q in qs}
+    for question in dict.fromkeys(ordinary):
+        if question and question not in held_out | seen and not concept_hits(fold(question)):
+            groups.setdefault(("ordinary", "tune-ordinary"), []).append(question)
     data = [{"kind": k, "subkind": s, "examples": ex} for (k, s), ex in sorted(groups.items())]
     return HEADER + yaml.safe_dump(data, allow_unicode=True, sort_keys=False, width=100)
 

@@ -229,7 +229,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING)
     embedder = get_embedder(settings_from_environment())
-    detector = EmergencyDetector(embedder.embed)
+    detector = EmergencyDetector(embedder.embed, classifier=None)  # the rules it learns from
     data = rows()
     vectors, readings = read(detector, embedder.embed, data)
     x = matrix(vectors, readings)

@@ -22,6 +22,7 @@ from app.agent.text import sentences
 from app.agent.vectors import SentenceVectors
 from app.core.config import Settings
 from app.core.errors import IndexNotReadyError, StoreUnavailableError
+from app.core.vector_cache import cached_embed
 from app.core.vocabulary import portuguese_words, vocabulary
 from app.embedding import Embedder, get_embedder
 from app.retrieval.coverage import CardLexiconCache
@@ -63,17 +64,19 @@ class Resources:
         vectors = SentenceVectors(embedder)
         retriever = Retriever(store, embedder, settings, get_reranker(settings))
         examples = ExamplesCache(store, embedder.embed)
+        # the banks' embeddings, kept on disk between starts (app.core.vector_cache)
+        bulk = cached_embed(embedder.embed, embedder.model_id, settings.vector_cache_dir)
         generator = make_generator(settings, vectors, examples.get)
         deps = AgentDeps(
             settings=settings,
             retriever=retriever,
             generator=generator,
             vectors=vectors,
-            detector=EmergencyDetector(embedder.embed),
+            detector=EmergencyDetector(bulk),
             lexicon=CardLexiconCache(store, vocabulary()),
             vocabulary=vocabulary(),
             model=load_model(),
-            bank=QuestionBank.load(embedder.embed),
+            bank=QuestionBank.load(bulk),
             intents=load_intent_model(),
             examples=examples.get,
             sentences=getattr(generator, "fallback", generator),

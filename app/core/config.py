@@ -49,6 +49,11 @@ class Settings(BaseSettings):
     torch_threads: int = Field(
         default=0, ge=0, description="threads of the embedding forward pass; 0 = all cores"
     )
+    vector_cache_dir: Path | None = Field(
+        default=ROOT / ".cache" / "vectors",
+        description="VECTOR_CACHE_DIR: where the banks' embeddings are kept between starts "
+        "(app.core.vector_cache); empty to embed them at every start",
+    )
 
     # Store.
     chroma_mode: Literal["embedded", "http"] = "embedded"
@@ -146,6 +151,11 @@ class Settings(BaseSettings):
         except ValueError as exc:  # raised outside pydantic, which would echo the password
             raise SecretSettingError(str(exc)) from None
         return value
+
+    @field_validator("vector_cache_dir", mode="before")
+    @classmethod
+    def _vector_cache(cls, value: object) -> object:
+        return None if isinstance(value, str) and not value.strip() else value
 
     @field_validator("feedback_retention_days")
     @classmethod

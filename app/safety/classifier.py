@@ -34,7 +34,7 @@ _CUES = (
     "hypothetical",
     "not_own_intent",
 )
-_NEAR = ("medical", "poisoning", "self_harm", "informational")
+_NEAR = ("medical", "poisoning", "self_harm", "informational", "ordinary")
 RULE_FEATURES = (
     *(f"rule_{k}" for k in KINDS),
     *(f"near_rule_{k}" for k in KINDS),

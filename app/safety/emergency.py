@@ -143,7 +143,7 @@ def load_bank_items(paths: list[Path] | None = None) -> list[tuple[str, str, str
 class EmergencyDetector:
     """Concepts + tense cues + semantic neighbours. Build once per process."""
 
-    # Measured on the tuning half, leave-one-out (README, "Safety"): the exemplars alone
+    # Measured on the tuning half, leave-one-out (docs/safety.md): the exemplars alone
     # reach 0.80 recall with no false alarm at 0.42 / margin 0.05; self-harm takes a lower
     # bar, because a missed case is the worst outcome and a false alarm only adds a line.
     SEMANTIC_MIN = 0.42  # mean similarity of the two nearest exemplars of a kind ...
@@ -162,6 +162,12 @@ class EmergencyDetector:
     # missed; -0.03 misses 1 and gives 7).
     PRESENT_MARGIN = 0.0
     NEEDS_STATE = True
+    # A reading by resemblance alone must also lead the nearest *ordinary* questions (the
+    # tuning sets' own, kind "ordinary" of the tuning bank) by this much, per kind; below it
+    # the reading is uncertain (the answer and a calm line), unless the question asks about
+    # amounts, lethality or methods (C.LETHALITY). Chosen on the tuning half, leave-one-out,
+    # as the largest margins that lose no event found before (evaluation/ordinary_margin.py).
+    ORDINARY_MARGIN = {"self_harm": -0.005, "medical": -0.05, "poisoning": -0.025}
 
     def __init__(
         self,
@@ -279,7 +285,7 @@ class EmergencyDetector:
         # another kind ("urticária e respirando mal"), nearer by the self-harm margin.
         lead = self.SELF_HARM_LEAD if hits else 0.0
         if sub and not not_own and near["self_harm"][0] >= other + lead:
-            return Assessment("self_harm", sub, {**signals, "by": "neighbours"})
+            return self._by_neighbours("self_harm", sub, signals, near, folded)
 
         event = present or not informational
         poison = [s for k, s in hits if k == "poisoning"]
@@ -312,8 +318,26 @@ class EmergencyDetector:
                 if sub == "hypertensive_crisis" and bp and bp[0] < 170 and bp[1] < 110:
                     continue  # a reading the patient gave is not a crisis by itself
                 if sub:
-                    return Assessment(kind, sub, {**signals, "by": "neighbours"})
+                    return self._by_neighbours(kind, sub, signals, near, folded)
         return Assessment(None, None, signals)
+
+    def _by_neighbours(
+        self,
+        kind: str,
+        sub: str,
+        signals: dict[str, Any],
+        near: dict[str, tuple[float, str]],
+        folded: str,
+    ) -> Assessment:
+        """A reading by resemblance alone: an escalation, or an uncertain reading when the
+        question resembles the ordinary questions nearly as much (ORDINARY_MARGIN)."""
+        signals = {**signals, "by": "neighbours"}
+        ordinary = near.get("ordinary", (-1.0, ""))[0]
+        lead = near[kind][0] - ordinary
+        if lead < self.ORDINARY_MARGIN[kind] and not C.LETHALITY.search(folded):
+            signals["ordinary_lead"] = round(lead, 3)
+            return Assessment(None, None, signals, uncertain=kind)
+        return Assessment(kind, sub, signals)
 
 
 def _cues(folded: str, literal: str) -> tuple[list[tuple[str, str]], bool, bool, bool, bool, bool]:

@@ -26,4 +26,10 @@ def test_no_test_half_question_is_an_exemplar() -> None:
 
 def test_every_exemplar_group_has_a_known_kind() -> None:
     groups = yaml.safe_load(TUNE_BANK.read_text(encoding="utf-8"))
-    assert {g["kind"] for g in groups} <= {"medical", "poisoning", "self_harm", "informational"}
+    assert {g["kind"] for g in groups} <= {
+        "medical",
+        "poisoning",
+        "self_harm",
+        "informational",
+        "ordinary",
+    }
