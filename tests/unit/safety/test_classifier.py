@@ -42,13 +42,8 @@ def model(none_bias: float, veto: float = 0.66) -> EmergencyClassifier:
 
 
 @pytest.fixture(scope="module")
-def bank(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("bank") / "bank.yaml"
-    path.write_text(
-        "- kind: informational\n  subkind: none\n  examples: [o que é pressão alta]\n",
-        encoding="utf-8",
-    )
-    return path
+def bank(informational_bank: Path) -> Path:
+    return informational_bank  # conftest.py: no event exemplar
 
 
 def detector(bank: Path, classifier: Any) -> EmergencyDetector:

@@ -3,6 +3,8 @@ real model in the evaluation: tests/eval/test_gate.py)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from app.core.text import fold
@@ -11,15 +13,9 @@ from tests.fakes import FakeEmbedder
 
 
 @pytest.fixture(scope="module")
-def detector(tmp_path_factory: pytest.TempPathFactory) -> EmergencyDetector:
-    # Concepts and cues alone: a bank with no event exemplar, so the fake embedder's
-    # arbitrary neighbours decide nothing (the real ones are measured in the gate).
-    bank = tmp_path_factory.mktemp("bank") / "bank.yaml"
-    bank.write_text(
-        "- kind: informational\n  subkind: none\n  examples: [o que é pressão alta]\n",
-        encoding="utf-8",
-    )
-    return EmergencyDetector(FakeEmbedder().embed, bank_paths=[bank], classifier=None)
+def detector(informational_bank: Path) -> EmergencyDetector:
+    # concepts and cues alone (conftest.py)
+    return EmergencyDetector(FakeEmbedder().embed, bank_paths=[informational_bank], classifier=None)
 
 
 @pytest.mark.parametrize(
