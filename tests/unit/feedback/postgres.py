@@ -15,7 +15,7 @@ from pathlib import Path
 
 import psycopg
 
-from evaluation.service import free_port
+from tests.service import free_port
 
 PG_ROOT = Path("/usr/lib/postgresql")
 INSTALL_HINT = "apt-get install -y postgresql"
