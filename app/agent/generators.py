@@ -23,6 +23,7 @@ from app.agent.scorer import Candidate, Question, SentenceScorer, features, load
 from app.agent.sentence_labels import ANAPHORIC, numbered, sentence_labels
 from app.agent.vectors import SentenceVectors
 from app.core.config import Settings
+from app.core.errors import DeadlineExceeded
 from app.core.text import fold
 from app.core.vocabulary import Entry, vocabulary
 from app.retrieval.models import ContextChunk
@@ -424,10 +425,6 @@ class LLMOutputError(ValueError):
     """The model's reply is not the JSON object we asked for."""
 
 
-class DeadlineExceeded(TimeoutError):
-    """The model did not answer within LLM_DEADLINE_S, retries included."""
-
-
 def parse_structured(content: str) -> tuple[str, list[str]]:
     try:
         data = json.loads(content)
@@ -477,7 +474,7 @@ class OpenAICompatibleGenerator:
     def _remaining(self, deadline: float) -> float:
         left = deadline - time.monotonic()
         if left <= 0:
-            raise DeadlineExceeded(f"no answer within {self.deadline_s:g} s")
+            raise DeadlineExceeded(self.deadline_s, f"no answer within {self.deadline_s:g} s")
         return left
 
     def _complete(self, messages: list[dict[str, str]], deadline: float) -> str:
@@ -508,7 +505,9 @@ class OpenAICompatibleGenerator:
                     raise
                 backoff = min(0.5 * 2 ** (attempt - 1), 4.0)
                 if backoff >= self._remaining(deadline):
-                    raise DeadlineExceeded("no time left for another attempt") from exc
+                    raise DeadlineExceeded(
+                        self.deadline_s, "no time left for another attempt"
+                    ) from exc
                 time.sleep(backoff)
         raise AssertionError("unreachable")
 

@@ -144,7 +144,7 @@ class Settings(BaseSettings):
     @field_validator("feedback_database_url")
     @classmethod
     def _feedback_url(cls, value: SecretStr) -> SecretStr:
-        from app.feedback.url import SecretSettingError, parse_database_url
+        from app.core.database_url import SecretSettingError, parse_database_url
 
         try:
             parse_database_url(value.get_secret_value())
@@ -174,7 +174,7 @@ class Settings(BaseSettings):
     @field_validator("admin_api_key")
     @classmethod
     def _admin_key(cls, value: SecretStr, info: ValidationInfo) -> SecretStr:
-        from app.feedback.url import SecretSettingError
+        from app.core.database_url import SecretSettingError
 
         key = value.get_secret_value()
         if key and len(key) < 16:

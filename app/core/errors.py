@@ -40,3 +40,14 @@ class CorpusError(ServiceError):
 
 class IngestVerificationError(ServiceError):
     """A freshly built collection does not hold what was written to it."""
+
+
+class DeadlineExceeded(TimeoutError):
+    """A call did not finish within its deadline. Not a ServiceError, never shown as is:
+    a store call past its share of REQUEST_DEADLINE_S (app.store.deadline; it may still be
+    running in its helper thread) becomes StoreUnavailableError, a model past
+    LLM_DEADLINE_S, retries included (app.agent.generators), the extractive fallback."""
+
+    def __init__(self, budget_s: float, detail: str | None = None):
+        self.budget_s = budget_s
+        super().__init__(detail or f"no answer within {budget_s:.1f} s")

@@ -30,9 +30,9 @@ from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 
+from app.core.database_url import describe, parse_database_url
 from app.core.errors import ServiceError
 from app.feedback.tables import SCHEMA_VERSION, answers, feedback, metadata, schema_info
-from app.feedback.url import describe, parse_database_url
 
 log = logging.getLogger(__name__)
 

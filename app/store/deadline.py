@@ -26,6 +26,8 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from contextlib import contextmanager
 from typing import TypeVar
 
+from app.core.errors import DeadlineExceeded
+
 T = TypeVar("T")
 
 _deadline: contextvars.ContextVar[float | None] = contextvars.ContextVar(
@@ -39,14 +41,6 @@ HELPER_THREADS = 16
 
 _pool: ThreadPoolExecutor | None = None
 _pool_lock = threading.Lock()
-
-
-class DeadlineExceeded(Exception):
-    """A bounded call did not finish within its budget (it may still be running)."""
-
-    def __init__(self, budget_s: float):
-        self.budget_s = budget_s
-        super().__init__(f"no answer within {budget_s:.1f} s")
 
 
 @contextmanager

@@ -28,6 +28,7 @@ from typing import Any, TypeVar
 
 from app.core.config import Settings
 from app.core.errors import (
+    DeadlineExceeded,
     IndexNotReadyError,
     IngestLockedError,
     IngestVerificationError,
@@ -184,7 +185,7 @@ class IndexStore:
         """Each attempt gets min(CHROMA_TIMEOUT_S, what is left of the deadline); with no
         deadline open (ingest, CLI) it runs inline, bounded by the client's timeouts. The
         client is kept across failures: its connection pool reconnects by itself."""
-        errors: tuple[type[BaseException], ...] = (*_transport_errors(), deadline.DeadlineExceeded)
+        errors: tuple[type[BaseException], ...] = (*_transport_errors(), DeadlineExceeded)
         attempts = self.settings.chroma_retries + 1
         for attempt in range(1, attempts + 1):
             budget = deadline.budget(self.settings.chroma_timeout_s)

@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import socket
 import subprocess
 import time
 import uuid
@@ -23,15 +22,11 @@ os.environ.setdefault("TESTCONTAINERS_RYUK_DISABLED", "true")
 
 from testcontainers.compose import DockerCompose  # noqa: E402
 
+from tests.service import free_port  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[2]
 HOST = "127.0.0.1"  # the only address test traffic goes to
 BUILD_TIMEOUT_S = int(os.environ.get("COMPOSE_TEST_BUILD_TIMEOUT_S", "2400"))
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind((HOST, 0))
-        return int(s.getsockname()[1])
 
 
 def _require_engine() -> None:
@@ -148,7 +143,7 @@ def stack(
     stack_settings: dict[str, str],
 ) -> Iterator[Stack]:
     project = f"cartoes-test-{uuid.uuid4().hex[:8]}"
-    port = _free_port()
+    port = free_port()
     # Hermetic: no developer .env, a unique project, the API on a free loopback port.
     env = _stack_env(tmp_path_factory, project, port, stack_settings)
     saved = dict(os.environ)
@@ -234,7 +229,7 @@ def small_disk_stack(
     COMPOSE_FILE names both files, so every `docker compose` call of Stack.dc (run, exec,
     logs, down) sees the override and never recreates chroma without it."""
     project = f"cartoes-disk-{uuid.uuid4().hex[:8]}"
-    port = _free_port()
+    port = free_port()
     env = _stack_env(tmp_path_factory, project, port)
     env["COMPOSE_FILE"] = "compose.yaml:tests/compose/small-disk.yaml"
     stack = Stack(None, project, port, env)  # type: ignore[arg-type]

@@ -21,7 +21,6 @@ import argparse
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -33,6 +32,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
+
+from tests.service import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 HOST = "127.0.0.1"
@@ -285,12 +286,6 @@ def summary(reports: list[RunReport], deadline_s: float) -> str:
     )
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind((HOST, 0))
-        return int(s.getsockname()[1])
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tests.compose.kill_loop")
     parser.add_argument("--runs", type=int, default=30)
@@ -306,7 +301,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     project = f"cartoes-kill-{uuid.uuid4().hex[:8]}"
-    port = _free_port()
+    port = free_port()
     env_file = Path(tempfile.mkdtemp()) / "empty.env"
     env_file.write_text("")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("COMPOSE_", "API_"))}

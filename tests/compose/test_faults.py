@@ -257,7 +257,11 @@ def test_chroma_killed_under_traffic_gives_clean_503s_and_recovers(stack: Stack)
     api_before = stack.inspect("api")
     traffic = Traffic(stack, threads=3).start()
     try:
-        time.sleep(2.0)
+        wait_for(
+            "a cited 200 before the kill",
+            lambda: any(o.cited for o in traffic.since(0.0)),
+            timeout=60,
+        )
         t_kill = time.monotonic()
         stack.dc("kill", "chroma", timeout=60)  # SIGKILL, no clean shutdown
         # Within REQUEST_DEADLINE_S (10 s) of the kill.
@@ -336,7 +340,11 @@ def test_api_worker_killed_is_replaced_and_only_in_flight_requests_fail(stack: S
     threads = 4
     traffic = Traffic(stack, threads=threads).start()
     try:
-        time.sleep(2.0)
+        wait_for(
+            "a cited 200 before the kill",
+            lambda: any(o.cited for o in traffic.since(0.0)),
+            timeout=60,
+        )
         t_kill = time.monotonic()
         stack.dc(
             "exec", "-T", "api", "python", "-c", f"import os; os.kill({victim}, 9)", timeout=60

@@ -26,7 +26,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.compose.conftest import HOST, Stack, _free_port, _stack_env
+from tests.compose.conftest import HOST, Stack, _stack_env
+from tests.service import free_port
 
 pytestmark = [pytest.mark.compose, pytest.mark.slow]
 
@@ -116,7 +117,7 @@ class ProdStack(Stack):
 @pytest.fixture(scope="module")
 def prod_stack(built_images: None, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ProdStack]:
     project = f"cartoes-prod-{uuid.uuid4().hex[:8]}"
-    https, http, api = _free_port(), _free_port(), _free_port()
+    https, http, api = free_port(), free_port(), free_port()
     env = _stack_env(tmp_path_factory, project, api)
     subnet = _edge_subnet()
     env.update(
@@ -228,7 +229,7 @@ def test_forged_forwarded_for_sent_straight_to_the_api_is_ignored(prod_stack: Pr
 
 def test_self_signed_certificate_made_at_first_start(built_images: None, tmp_path: Path) -> None:
     # No certificate mounted: the proxy makes one for TLS_HOSTNAME and serves it.
-    port = _free_port()
+    port = free_port()
     prefix, tag = os.environ.get("IMAGE_PREFIX", "cartoes"), os.environ.get("IMAGE_TAG", "latest")
     image = f"{prefix}-proxy:{tag}"
     name = f"cartoes-selfsigned-{uuid.uuid4().hex[:8]}"

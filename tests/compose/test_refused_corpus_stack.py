@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.compose.conftest import ROOT, Stack, _free_port, _stack_env
+from tests.compose.conftest import ROOT, Stack, _stack_env
+from tests.service import free_port
 
 pytestmark = [pytest.mark.compose, pytest.mark.slow]
 
@@ -43,7 +44,7 @@ def empty_project(
     built_images: None, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[dict[str, str]]:
     project = f"cartoes-empty-{uuid.uuid4().hex[:8]}"
-    env = _stack_env(tmp_path_factory, project, _free_port())
+    env = _stack_env(tmp_path_factory, project, free_port())
     yield env
     compose(env, "--profile", "maintenance", "down", "--volumes", "--remove-orphans")
 

@@ -10,6 +10,7 @@ import httpx
 import pytest
 
 from tests.compose.conftest import Stack
+from tests.polling import wait_until
 
 pytestmark = [pytest.mark.compose, pytest.mark.slow]
 
@@ -70,7 +71,7 @@ def test_ingest_clean_keeps_serving(stack: Stack) -> None:
     worker = threading.Thread(target=client_loop)
     worker.start()
     try:
-        time.sleep(1.0)
+        wait_until(lambda: results or errors, 60, interval=0.1, what="the first answer")
         run = stack.dc(
             "--profile", "maintenance", "run", "--rm", "ingest-clean", timeout=600, check=False
         )

@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-import socket
 import subprocess
 import sys
 import time
@@ -10,16 +9,10 @@ from pathlib import Path
 import httpx
 import pytest
 
-from evaluation.service import Service, ingest, service_env
+from tests.service import Service, free_port, ingest, service_env
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMA_BIN = Path(sys.executable).with_name("chroma")
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 class ChromaServer:

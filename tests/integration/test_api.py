@@ -12,8 +12,8 @@ import pytest
 
 from ingest.corpus import load_corpus
 from tests.conftest import CARDS
-from tests.integration.conftest import ChromaServer, free_port
-from tests.service import Service, ingest, service_env
+from tests.integration.conftest import ChromaServer
+from tests.service import Service, free_port, ingest, service_env
 
 pytestmark = [pytest.mark.model, pytest.mark.slow]
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -24,15 +22,6 @@ def metric(name: str, **labels: str) -> float:
 
 def failures(what: str) -> float:
     return metric("rag_feedback_write_failures_total", what=what)
-
-
-def wait_for(check: Callable[[], bool], what: str, timeout_s: float = 30) -> None:
-    """Poll until check() holds, failing with `what` after the deadline."""
-    deadline = time.monotonic() + timeout_s
-    while not check():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout_s} s waiting for: {what}")
-        time.sleep(0.02)
 
 
 def count(store: FeedbackStore, table: str = "answers") -> int:

@@ -9,13 +9,13 @@ import shutil
 import signal
 import subprocess
 import tempfile
-import time
 import uuid
 from pathlib import Path
 
 import psycopg
 
-from evaluation.service import free_port
+from tests.polling import wait_until
+from tests.service import free_port
 
 PG_ROOT = Path("/usr/lib/postgresql")
 INSTALL_HINT = "apt-get install -y postgresql"
@@ -68,16 +68,18 @@ class PostgresServer:
                 stderr=subprocess.STDOUT,
                 start_new_session=True,
             )
-        deadline = time.monotonic() + timeout_s
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
+        proc = self.proc
+
+        def accepting() -> bool:
+            if proc.poll() is not None:
                 raise RuntimeError(f"postgres exited early:\n{self.log.read_text()[-3000:]}")
             try:
                 with psycopg.connect(self.dsn("postgres"), connect_timeout=2):
-                    return
+                    return True
             except psycopg.OperationalError:
-                time.sleep(0.2)
-        raise RuntimeError(f"postgres did not start within {timeout_s} s")
+                return False
+
+        wait_until(accepting, timeout_s, interval=0.2, what="postgres to accept connections")
 
     def dsn(self, database: str) -> str:
         return f"host={self.socket_dir} port={self.port} user=postgres dbname={database}"

@@ -15,8 +15,9 @@ import pytest
 
 from app.feedback.recorder import AnswerRecorder
 from app.feedback.store import AnswerRecord, FeedbackStore, FeedbackStoreError
+from tests.polling import wait_until
 from tests.unit.feedback.disk import fill, set_read_only, tmpfs
-from tests.unit.feedback.helpers import count, failures, metric, wait_for
+from tests.unit.feedback.helpers import count, failures, metric
 
 
 def record(question: str = "ozempic emagrece?") -> AnswerRecord:
@@ -41,7 +42,7 @@ def sqlite_store(tmp_path: Path) -> Iterator[FeedbackStore]:
 def started(store: FeedbackStore, queue_max: int = 100) -> AnswerRecorder:
     recorder = AnswerRecorder(store, queue_max)
     recorder.start()
-    wait_for(lambda: recorder.schema_ready, "the schema to be created")
+    wait_until(lambda: recorder.schema_ready, 30, what="the schema to be created")
     return recorder
 
 
@@ -58,7 +59,7 @@ def test_records_are_completed_on_the_writer_thread_and_written(
 
     for _ in range(5):
         assert recorder.submit(record(), finish)
-    wait_for(lambda: count(sqlite_store) == 5, "5 answers written")
+    wait_until(lambda: count(sqlite_store) == 5, 30, what="5 answers written")
     recorder.stop()
     assert callers == {"feedback-writer"}
     assert metric("rag_feedback_answers_recorded_total") - written == 5
@@ -78,7 +79,7 @@ def test_a_record_that_cannot_be_completed_is_counted_and_the_rest_written(
 
     recorder.submit(record(), broken)
     recorder.submit(record())
-    wait_for(lambda: count(sqlite_store) == 1, "the good record written")
+    wait_until(lambda: count(sqlite_store) == 1, 30, what="the good record written")
     recorder.stop()
     assert failures("answer") - failed == 1
 
@@ -93,13 +94,13 @@ def test_a_full_queue_drops_and_counts_and_loses_nothing_it_accepted(
     blocker.execute("BEGIN EXCLUSIVE")  # another worker holding the write lock
     try:
         assert recorder.submit(record())
-        wait_for(lambda: recorder.backlog() == 0, "the writer to take the first record")
+        wait_until(lambda: recorder.backlog() == 0, 30, what="the writer to take the first record")
         assert all(recorder.submit(record()) for _ in range(3))  # the queue is now full
         assert not recorder.submit(record()) and not recorder.submit(record())
     finally:
         blocker.execute("ROLLBACK")
         blocker.close()
-    wait_for(lambda: count(sqlite_store) == 4, "the 4 accepted answers written")
+    wait_until(lambda: count(sqlite_store) == 4, 30, what="the 4 accepted answers written")
     recorder.stop()
     assert metric("rag_feedback_answers_dropped_total") - dropped == 2
     assert failures("answer") == failed
@@ -111,19 +112,19 @@ def test_a_full_disk_fails_the_write_is_counted_and_the_writer_recovers() -> Non
         recorder = started(store)
         first = record()
         recorder.submit(first)
-        wait_for(lambda: count(store) == 1, "the first answer written")
+        wait_until(lambda: count(store) == 1, 30, what="the first answer written")
         failed = failures("answer")
         filler = fill(mount)
 
         recorder.submit(record())
-        wait_for(lambda: failures("answer") > failed, "the failed write to be counted")
+        wait_until(lambda: failures("answer") > failed, 30, what="the failed write to be counted")
         assert count(store) == 1
         with pytest.raises(FeedbackStoreError, match="writing feedback failed.*full"):
             store.add_feedback(first.answer_id, False, "outro", datetime.now(UTC))
 
         filler.unlink()
         assert recorder.submit(record())
-        wait_for(lambda: count(store) == 2, "a write after space was freed")
+        wait_until(lambda: count(store) == 2, 30, what="a write after space was freed")
         assert store.add_feedback(first.answer_id, False, "outro", datetime.now(UTC))
         recorder.stop()
         store.dispose()
@@ -141,15 +142,17 @@ def test_a_read_only_volume_fails_the_write_is_counted_and_the_writer_recovers()
         recorder = AnswerRecorder(store, 100)
         schema_failed, answer_failed = failures("schema"), failures("answer")
         recorder.start()
-        wait_for(lambda: failures("schema") > schema_failed, "the schema check to fail")
+        wait_until(lambda: failures("schema") > schema_failed, 30, what="the schema check to fail")
         recorder.submit(record())
-        wait_for(lambda: failures("answer") > answer_failed, "the failed write to be counted")
+        wait_until(
+            lambda: failures("answer") > answer_failed, 30, what="the failed write to be counted"
+        )
         with pytest.raises(FeedbackStoreError):
             store.add_feedback(uuid.uuid4().hex, True, None, datetime.now(UTC))
 
         store.dispose()
         set_read_only(mount, False)
         recorder.submit(record())
-        wait_for(lambda: count(store) == 1, "a write once the volume is writable again")
+        wait_until(lambda: count(store) == 1, 30, what="a write once the volume is writable again")
         recorder.stop()
         store.dispose()

@@ -20,7 +20,8 @@ from app.feedback.ids import created_at_s, new_answer_id
 from app.feedback.service import FeedbackService, storable_question
 from app.feedback.store import AnswerRecord
 from app.retrieval.models import ContextChunk
-from tests.unit.feedback.helpers import count, wait_for
+from tests.polling import wait_until
+from tests.unit.feedback.helpers import count
 
 T = TypeVar("T")
 
@@ -40,7 +41,7 @@ def service(tmp_path: Path) -> Iterator[FeedbackService]:
     )
     svc = FeedbackService(settings)
     svc.start()
-    wait_for(lambda: svc.recorder.schema_ready, "schema created")
+    wait_until(lambda: svc.recorder.schema_ready, 30, what="schema created")
     yield svc
     svc.stop()
     svc.store.dispose()
@@ -78,7 +79,7 @@ def test_an_answer_record_holds_query_outcome_cards_scores_and_build(
     }
     answer_id = new_answer_id()
     service.record(state, answer_id, lambda: "cards-v3-x")  # type: ignore[arg-type]
-    wait_for(lambda: count(service.store) == 1, "the record written")
+    wait_until(lambda: count(service.store) == 1, 30, what="the record written")
     with service.store.engine.connect() as conn:
         row = conn.exec_driver_sql("SELECT * FROM answers").one()._mapping
     assert row["answer_id"] == answer_id
@@ -95,7 +96,7 @@ def test_a_build_that_cannot_be_looked_up_is_recorded_as_unknown(
         raise RuntimeError("chroma is down")
 
     service.record({"query": "q", "refused": True}, new_answer_id(), broken)
-    wait_for(lambda: count(service.store) == 1, "the record written")
+    wait_until(lambda: count(service.store) == 1, 30, what="the record written")
     with service.store.engine.connect() as conn:
         row = conn.exec_driver_sql("SELECT build_id, outcome FROM answers").one()
     assert tuple(row) == ("unknown", "refused")

@@ -6,7 +6,7 @@ import pytest
 from pydantic import ValidationError
 
 from app.core.config import ROOT, Settings
-from app.feedback.url import SecretSettingError
+from app.core.database_url import SecretSettingError
 
 
 def settings(**values: object) -> Settings:
@@ -68,7 +68,7 @@ def test_a_database_password_is_never_repeated_in_the_message() -> None:
 
 
 def test_postgresql_urls_go_through_psycopg3() -> None:
-    from app.feedback.url import parse_database_url
+    from app.core.database_url import parse_database_url
 
     url = parse_database_url("postgresql://app:pw@db.internal:5432/feedback")
     assert url.drivername == "postgresql+psycopg" and url.database == "feedback"

@@ -11,6 +11,7 @@ import pytest
 from app.core.config import Settings
 from app.core.errors import CorpusError, IngestLockedError, IngestVerificationError
 from app.retrieval.retriever import Retriever
+from app.store.client import close, make_client
 from app.store.index import IndexStore
 from app.store.schema import SCHEMA_VERSION
 from ingest import pipeline
@@ -146,11 +147,27 @@ def test_concurrent_ingest_is_refused(
         ingest(embedded_settings, fake_embedder, clean=True)
 
 
+def last_heartbeat(settings: Settings, seconds_ago: float) -> None:
+    """Date the ingest lock's last heartbeat `seconds_ago`, as a dead owner leaves it."""
+    client = make_client(settings)
+    try:
+        lock = client.get_collection(IndexStore(settings).lock_name)
+        held = dict(lock.metadata or {})
+        assert "heartbeat_at" in held, held
+        lock.modify(metadata={**held, "heartbeat_at": time.time() - seconds_ago})
+    finally:
+        close(client)
+
+
 def test_dead_ingest_lock_expires(embedded_settings: Settings, fake_embedder: FakeEmbedder) -> None:
-    short = Settings(**{**embedded_settings.model_dump(), "ingest_lock_ttl_s": 5})
-    IndexStore(short).acquire_ingest_lock()  # never refreshed: its owner "died"
-    time.sleep(5.5)
-    assert ingest(short, fake_embedder, clean=True).rebuilt
+    # No waiting out the TTL: the lock's last heartbeat is dated in the past instead.
+    ttl = embedded_settings.ingest_lock_ttl_s
+    IndexStore(embedded_settings).acquire_ingest_lock()  # never refreshed: its owner "died"
+    last_heartbeat(embedded_settings, seconds_ago=ttl / 2)
+    with pytest.raises(IngestLockedError, match="another ingest is running"):
+        ingest(embedded_settings, fake_embedder, clean=True)  # silent, but not for long
+    last_heartbeat(embedded_settings, seconds_ago=ttl + 1)
+    assert ingest(embedded_settings, fake_embedder, clean=True).rebuilt
 
 
 def test_leftover_partial_build_is_removed_by_next_ingest(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
@@ -14,6 +13,7 @@ from app.retrieval.retriever import Retriever
 from app.store.index import IndexStore
 from ingest.pipeline import run_ingest
 from tests.fakes import FakeEmbedder
+from tests.polling import wait_until
 
 
 def test_tokenizer_folds_accents_drops_stopwords_and_stems() -> None:
@@ -75,7 +75,4 @@ def test_bm25_index_follows_the_active_build(hybrid: Settings, corpus_copy: Path
         candidates = retriever.search("zabumbaxique").candidates
         return candidates[0].id if candidates else None
 
-    deadline = time.monotonic() + 10
-    while top() != "card-005" and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert top() == "card-005"
+    wait_until(lambda: top() == "card-005", timeout=10, interval=0.1, what="card-005 on top")

@@ -3,7 +3,6 @@ read only ids and distances, and a build switch picked up without a restart."""
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 from typing import Any
 
@@ -17,15 +16,7 @@ from app.store.index import IndexStore
 from ingest.corpus import load_corpus
 from ingest.pipeline import run_ingest
 from tests.fakes import FakeEmbedder
-
-
-def poll(check: Any, timeout_s: float = 10.0) -> bool:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if check():
-            return True
-        time.sleep(0.05)
-    return bool(check())
+from tests.polling import wait_until
 
 
 @pytest.fixture
@@ -87,7 +78,7 @@ def test_snapshot_loads_once_per_build_and_follows_a_switch(
         card = store.get_card("card-005")
         return card is not None and card.text.endswith("Frase nova: zabumba.")
 
-    assert poll(new_text)  # the same store object, no restart
+    wait_until(new_text, timeout=10)  # the same store object, no restart
     retriever.search("zabumba")
     assert loads == [first.collection, second.collection]
     assert store._snapshot is not None and store._snapshot.name == second.collection
@@ -109,4 +100,4 @@ def test_a_switch_to_a_build_made_differently_is_refused(
             return "chunk_size: index has 300" in str(exc)
         return False
 
-    assert poll(refused)
+    wait_until(refused, timeout=10)

@@ -1,4 +1,7 @@
-"""FEEDBACK_DATABASE_URL: an SQLAlchemy URL naming SQLite (a file) or PostgreSQL."""
+"""FEEDBACK_DATABASE_URL: an SQLAlchemy URL naming SQLite (a file) or PostgreSQL.
+
+In core, not app/feedback: Settings checks the URL when it is read, and core never
+imports the layers above it (tests/unit/test_architecture.py)."""
 
 from __future__ import annotations
 
