@@ -17,7 +17,13 @@ import yaml
 from app.core.text import fold
 from app.safety.emergency import DATA, concept_hits
 from evaluation.authored import load_authors
-from evaluation.golden import load_conversations, load_golden, load_safety, load_sentences
+from evaluation.golden import (
+    load_conversations,
+    load_golden,
+    load_ordinary,
+    load_safety,
+    load_sentences,
+)
 
 TUNE_BANK = DATA / "emergency_bank_tune.yaml"
 HEADER = (
@@ -30,9 +36,11 @@ HEADER = (
 def test_half_questions() -> set[str]:
     """Texts of the test halves: a tuning case worded exactly like one of them (two authors
     can write the same short question) stays out of every bank."""
-    return {c.question for c in load_safety(split="test")} | {
-        c.question for c in load_golden(split="test")
-    }
+    return (
+        {c.question for c in load_safety(split="test")}
+        | {c.question for c in load_golden(split="test")}
+        | {c.question for c in load_ordinary(split="test")}
+    )
 
 
 def render() -> str:
@@ -50,9 +58,10 @@ def render() -> str:
         if golden.question not in held_out and not concept_hits(fold(golden.question)):
             groups.setdefault(("informational", "tune-golden"), []).append(golden.question)
     # The other tuning sets' ordinary questions are a kind of their own, "ordinary" (issue
-    # 25): the one-point questions, the conversations' turns and the tuning authors'
-    # (kb/questions), written as patients ask, complaints and worries included ("a insulina
-    # me deixa com fome" resembled a crisis because no exemplar sounded like a complaint).
+    # 25): the one-point questions, the conversations' turns, the tuning authors'
+    # (kb/questions) and the tuning cases of tests/eval/ordinary.yaml, written as patients
+    # ask, complaints and worries included ("a insulina me deixa com fome" resembled a
+    # crisis because no exemplar sounded like a complaint).
     # A reading by resemblance alone that resembles them more is uncertain: the answer and a
     # calm line (EmergencyDetector.ORDINARY_MARGIN).
     ordinary = [c.question for c in load_sentences(split="tune")]
@@ -70,6 +79,7 @@ def render() -> str:
         if item.split == "tune"
         for t in item.as_turns()
     ]
+    ordinary += [c.question for c in load_ordinary(split="tune")]  # tests/eval/ordinary.yaml
     seen = {q for qs in groups.values() for q in qs}
     for question in dict.fromkeys(ordinary):
         if question and question not in held_out | seen and not concept_hits(fold(question)):

@@ -29,8 +29,12 @@ def test_the_evaluation_data_has_the_required_shape() -> None:
     safety = Counter(c.kind for c in load_safety())
     assert safety["emergency"] + safety["self_harm"] >= 150
     assert safety["informational"] >= 80 and safety["personal_data"] >= 40
-    ordinary = load_ordinary()  # a fresh author's plain questions that sound alarming (issue 25)
-    assert len(ordinary) >= 300 and {c.split for c in ordinary} == {"test"}
+    # fresh authors' plain questions that sound alarming (issue 25): s1- and s3- held out,
+    # s5- tuning since it was measured
+    ordinary = Counter((c.id[:3], c.split) for c in load_ordinary())
+    assert ordinary[("s1-", "test")] + ordinary[("s3-", "test")] >= 300
+    assert {split for _, split in ordinary} == {"tune", "test"}
+    assert not any(ordinary[(author, "tune")] for author in ("s1-", "s3-"))
     convs = load_conversations()
     assert len(convs) >= 30 and all(2 <= len(c.turns) <= 3 for c in convs)
     for split in ("tune", "test"):  # both halves cover every kind
