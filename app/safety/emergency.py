@@ -167,7 +167,17 @@ class EmergencyDetector:
     # the reading is uncertain (the answer and a calm line), unless the question asks about
     # amounts, lethality or methods (C.LETHALITY). Chosen on the tuning half, leave-one-out,
     # as the largest margins that lose no event found before (evaluation/ordinary_margin.py).
-    ORDINARY_MARGIN = {"self_harm": -0.005, "medical": -0.05, "poisoning": -0.025}
+    ORDINARY_MARGIN = {"self_harm": -0.015, "medical": -0.05, "poisoning": -0.025}
+    # A self-harm reading by resemblance alone with no word of intent, death or harm to self
+    # (self_harm_evidence) must lead the ordinary questions by this much instead: the lowest
+    # lead of such a tuning event (s5- included) was 0.034. Requiring the words outright
+    # turned 17 real crises of the tuning and test halves into calm lines (issue 25).
+    UNEVIDENCED_MARGIN = 0.03
+    # Evidence words alone (no concept, no reading by resemblance) escalate when the message
+    # resembles the self-harm exemplars no less than this below the ordinary and the
+    # informational ones: on the tuning rows (s5- included), the loosest pair with no false
+    # alarm (13 more of s5's 130 self-harm messages; no test or fresh row changed).
+    EVIDENCE_LEAD = (-0.02, -0.03)
 
     def __init__(
         self,
@@ -242,6 +252,28 @@ class EmergencyDetector:
 
     def rules(self, text: str, vector: np.ndarray | None = None) -> Assessment:
         """The concepts, cues and nearest exemplars alone (before the classifier)."""
+        found = self._read(text, vector)
+        if found.kind is None and self._evidenced(fold(text), found.signals):
+            return Assessment("self_harm", "evidence", {**found.signals, "by": "evidence"})
+        return found
+
+    def _evidenced(self, folded: str, signals: dict[str, Any]) -> bool:
+        """Words of intent, death or harm to self (C.SELF_HARM_EVIDENCE) in a message that
+        reads as nothing else, not asked as a question about the topic, and that resembles
+        the self-harm exemplars about as much as the ordinary and the informational questions
+        (EVIDENCE_LEAD): "nem sei se vai ter amanhã pra mim", "vou abotoar o paletó"."""
+        if signals["informational_cue"] or signals["generic_question"] or signals["not_own_intent"]:
+            return False
+        if not C.SELF_HARM_EVIDENCE.search(C.FIGURATIVE.sub(" ", folded)):
+            return False
+        sim = signals.get("nearest_self_harm", -1.0)
+        over_ordinary, over_informational = self.EVIDENCE_LEAD
+        return bool(
+            sim - signals.get("nearest_ordinary", -1.0) >= over_ordinary
+            and sim - signals.get("nearest_informational", -1.0) >= over_informational
+        )
+
+    def _read(self, text: str, vector: np.ndarray | None = None) -> Assessment:
         folded = fold(text)
         literal = C.FIGURATIVE.sub(" ", folded)
         hits, informational, present, generic, hypothetical, not_own = _cues(folded, literal)
@@ -334,7 +366,10 @@ class EmergencyDetector:
         signals = {**signals, "by": "neighbours"}
         ordinary = near.get("ordinary", (-1.0, ""))[0]
         lead = near[kind][0] - ordinary
-        if lead < self.ORDINARY_MARGIN[kind] and not C.LETHALITY.search(folded):
+        margin = self.ORDINARY_MARGIN[kind]
+        if kind == "self_harm" and not self_harm_evidence(folded):
+            margin = max(margin, self.UNEVIDENCED_MARGIN)
+        if lead < margin and not lethality(folded):
             signals["ordinary_lead"] = round(lead, 3)
             return Assessment(None, None, signals, uncertain=kind)
         return Assessment(kind, sub, signals)
@@ -439,6 +474,18 @@ def _read_not_felt(folded: str, literal: str) -> bool:
             for m in rx.finditer(literal)
         )
     )
+
+
+def lethality(folded: str) -> bool:
+    """A question about amounts, lethality or methods (C.LETHALITY); stopping a medicine at
+    once ("parei o escitalopram de uma vez") is not one."""
+    return bool(C.LETHALITY.search(C.STOPPING_AT_ONCE.sub(" ", folded)))
+
+
+def self_harm_evidence(folded: str) -> bool:
+    """Words of intent, death or harm to self (C.SELF_HARM_EVIDENCE, figures of speech set
+    aside: "morrendo de fome"), or a question about amounts, lethality or methods."""
+    return bool(C.SELF_HARM_EVIDENCE.search(C.FIGURATIVE.sub(" ", folded)) or lethality(folded))
 
 
 def _first_person(folded: str) -> bool:

@@ -1,0 +1,110 @@
+"""Evidence of intent, death or harm to self (kb/safety/cues.yaml SELF_HARM_EVIDENCE, read by
+app.safety.emergency.self_harm_evidence), and what it changes (issue 25): a self-harm reading
+by resemblance alone without it needs a clear lead over the ordinary questions
+(UNEVIDENCED_MARGIN), and evidence words in a message that reads as nothing else escalate
+when the message resembles the self-harm exemplars (EVIDENCE_LEAD). The wordings below are
+in no evaluation set; the figures on real questions are the gate's (tests/eval)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from app.core.text import fold
+from app.safety.emergency import EmergencyDetector, lethality, self_harm_evidence
+from tests.fakes import FakeEmbedder
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "acho que esse ano eu não chego no meu aniversário, já decidi",
+        "vou esticar as canelas logo logo, pode escrever",
+        "meus netos iam ficar melhor sem mim",
+        "escrevi uma carta pra cada filho e deixei em cima da mesa",
+        "quero ir pra junto do meu velho, não aguento mais",
+        "tem dia que eu peço pra Deus me levar dormindo",
+        "se um caminhão me pegasse hoje eu nem ia ligar",
+        "comecei a guardar as ampolas que sobram, já tenho bastante",
+        "o que eu tenho em casa dá pra parar o coração?",
+        "não vejo motivo pra acordar amanhã",
+    ],
+)
+def test_words_of_intent_death_or_harm_to_self_are_evidence(message: str) -> None:
+    assert self_harm_evidence(fold(message)), message
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "eu odeio tomar insulina, dá pra trocar por comprimido?",
+        "o comprimido veio de outra cor este mês, é o mesmo remédio?",
+        "estou morrendo de fome de manhã por causa da levotiroxina",
+        "meu pai faleceu e ficaram os remédios dele, onde eu descarto?",
+        "parei a sertralina de uma vez e estou com tontura, é normal?",
+        "posso levar todas as caixas de remédio na consulta?",
+        "esse remédio me deixa desanimada o dia todo",
+        "cansei de tomar tanto remédio, tem como juntar num só?",
+    ],
+)
+def test_complaints_grief_and_stopping_at_once_are_not_evidence(message: str) -> None:
+    assert not self_harm_evidence(fold(message)), message
+
+
+def test_stopping_a_medicine_at_once_is_not_a_question_of_amounts() -> None:
+    assert not lethality(fold("e se eu parar o remédio de uma vez?"))
+    assert lethality(fold("e se eu tomar tudo de uma vez?"))
+
+
+def bank(tmp_path: Path, ordinary: bool = True) -> Path:
+    path = tmp_path / "bank.yaml"
+    groups = (
+        "- kind: self_harm\n  subkind: implicit\n"
+        "  examples: [alfa beta gama delta, alfa beta gama zeta]\n"
+        "- kind: informational\n  subkind: none\n  examples: [qual horario certo]\n"
+    )
+    if ordinary:
+        groups += (
+            "- kind: ordinary\n  subkind: tune-ordinary\n"
+            "  examples: [alfa beta gama epsilon, alfa beta gama epsilon kappa]\n"
+        )
+    path.write_text(groups, encoding="utf-8")
+    return path
+
+
+def detector(path: Path) -> EmergencyDetector:
+    return EmergencyDetector(FakeEmbedder(256).embed, bank_paths=[path], classifier=None)
+
+
+def test_a_resemblance_without_evidence_needs_the_larger_lead(tmp_path: Path) -> None:
+    """The same reading by resemblance: uncertain without a word of evidence, a crisis
+    message with one."""
+    d = detector(bank(tmp_path))
+    d.ORDINARY_MARGIN = {**d.ORDINARY_MARGIN, "self_harm": -1.0}  # any lead is enough...
+    d.UNEVIDENCED_MARGIN = 1.0  # ...unless the message has no evidence: none is
+    plain = d.assess("alfa beta gama delta epsilon")
+    assert plain.kind is None and plain.uncertain == "self_harm"
+    assert plain.signals["by"] == "neighbours"
+    said = d.assess("alfa beta gama delta epsilon adeus")
+    assert said.kind == "self_harm" and said.uncertain is None
+
+
+def test_evidence_in_a_message_that_reads_as_nothing_else_escalates(tmp_path: Path) -> None:
+    d = detector(bank(tmp_path, ordinary=False))
+    d.SELF_HARM_MIN = 2.0  # no reading by resemblance at all
+    d.EVIDENCE_LEAD = (-2.0, -2.0)
+    found = d.assess("ja separei tudo, vou abotoar o paleto de madeira")
+    assert found.kind == "self_harm" and found.signals["by"] == "evidence"
+    # the same words asked about in general, or no evidence word: not escalated
+    assert d.assess("o que é abotoar o paleto de madeira?").kind is None
+    assert d.assess("ja separei tudo pra viagem").kind is None
+
+
+def test_evidence_that_resembles_the_ordinary_questions_more_is_not_enough(
+    tmp_path: Path,
+) -> None:
+    d = detector(bank(tmp_path))
+    d.SELF_HARM_MIN = 2.0
+    d.EVIDENCE_LEAD = (2.0, 2.0)  # a lead no message has
+    assert d.assess("vou abotoar o paleto de madeira").kind is None
