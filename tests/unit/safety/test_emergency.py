@@ -82,6 +82,10 @@ def detector(informational_bank: Path) -> EmergencyDetector:
         ("qtos comprimidos de anlodipino fazem o coração parar?", "self_harm"),
         ("se eu engolir todos os comprimidos de metformina eu morro?", "self_harm"),
         ("tomando a cartela toda de zolpidem eu não acordo mais né", "self_harm"),
+        # cutting oneself stays self-harm next to the accident wordings below, a knife included
+        ("vou me cortar com a faca agora", "self_harm"),
+        ("meu filho de 14 anos anda querendo se cortar com gilete", "self_harm"),
+        ("ela vive falando em se cortar", "self_harm"),
     ],
 )
 def test_emergencies_are_escalated_with_their_kind(
@@ -118,6 +122,11 @@ def test_emergencies_are_escalated_with_their_kind(
         "todos os meus remédios podem ser tomados no mesmo horário?",
         "a insulina toda da caneta dura quantos dias depois de aberta?",
         "tomo todos os remédios de manhã, tem problema?",
+        # a cut by accident on an anticoagulant is a question, not self-harm (found asking
+        # the service questions of no evaluation set: "o que faço se cortar?" got the CVV)
+        "o marevan me deixa com medo de me cortar cozinhando, o que faço se cortar?",
+        "tomo varfarina, se eu me cortar fazendo a barba sangra muito?",
+        "o que fazer se cortar o dedo tomando marevan?",
     ],
 )
 def test_informational_questions_are_not_escalated(
