@@ -13,7 +13,8 @@ import httpx
 import pytest
 
 from evaluation.service import Service
-from tests.unit.feedback.helpers import feedback_service, rows, shared_index, wait_for
+from tests.polling import wait_until
+from tests.unit.feedback.helpers import feedback_service, rows, shared_index
 
 pytestmark = [pytest.mark.model, pytest.mark.slow]
 
@@ -64,7 +65,7 @@ def stored_answer(url: str, answer_id: str) -> dict[str, Any]:
         found[:] = [r for r in rows(url, "answers") if r["answer_id"] == answer_id]
         return bool(found)
 
-    wait_for(written, f"answer {answer_id} written by the background writer")
+    wait_until(written, 30, what=f"answer {answer_id} written by the background writer")
     return found[0]
 
 
@@ -197,7 +198,7 @@ def test_metrics_count_records_and_no_failures(svc: Service) -> None:
         text = httpx.get(f"{svc.url}/metrics", timeout=30).text
         return "rag_feedback_answers_recorded_total" in text
 
-    wait_for(recorded, "rag_feedback_answers_recorded_total in /metrics")
+    wait_until(recorded, 30, what="rag_feedback_answers_recorded_total in /metrics")
     text = httpx.get(f"{svc.url}/metrics", timeout=30).text
     for what in ("answer", "feedback", "schema", "purge"):
         assert f'rag_feedback_write_failures_total{{what="{what}"}} 0.0' in text

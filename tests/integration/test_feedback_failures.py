@@ -13,8 +13,9 @@ import pytest
 
 from app.feedback.store import FeedbackStore
 from evaluation.service import Service
+from tests.polling import wait_until
 from tests.unit.feedback.disk import fill, set_read_only, tmpfs
-from tests.unit.feedback.helpers import feedback_service, rows, shared_index, wait_for
+from tests.unit.feedback.helpers import feedback_service, rows, shared_index
 
 pytestmark = [pytest.mark.model, pytest.mark.slow]
 
@@ -51,11 +52,15 @@ def test_a_full_disk_never_breaks_ask(tmp_path_factory: pytest.TempPathFactory) 
         svc.start()
         try:
             stored = ask(svc)
-            wait_for(lambda: stored in answer_ids(url), "the first answer written")
+            wait_until(lambda: stored in answer_ids(url), 30, what="the first answer written")
             filler = fill(mount)
 
             lost = ask(svc)  # still answered, with its citation
-            wait_for(lambda: failures(svc, "answer") >= 1, "the failed write counted in /metrics")
+            wait_until(
+                lambda: failures(svc, "answer") >= 1,
+                30,
+                what="the failed write counted in /metrics",
+            )
             assert lost not in answer_ids(url)
             refused = rate(svc, stored)
             assert refused.status_code == 503
@@ -65,7 +70,7 @@ def test_a_full_disk_never_breaks_ask(tmp_path_factory: pytest.TempPathFactory) 
 
             filler.unlink()
             again = ask(svc)
-            wait_for(lambda: again in answer_ids(url), "a write once space is back")
+            wait_until(lambda: again in answer_ids(url), 30, what="a write once space is back")
             assert rate(svc, stored).status_code == 201
         finally:
             svc.stop()
@@ -83,7 +88,11 @@ def test_a_read_only_volume_never_breaks_ask(tmp_path_factory: pytest.TempPathFa
         try:
             assert httpx.get(f"{svc.url}/readyz", timeout=30).status_code == 200
             lost = ask(svc)
-            wait_for(lambda: failures(svc, "answer") >= 1, "the failed write counted in /metrics")
+            wait_until(
+                lambda: failures(svc, "answer") >= 1,
+                30,
+                what="the failed write counted in /metrics",
+            )
             # SQLite cannot even open a WAL database on a read-only volume: a clean 503
             r = rate(svc, lost)
             assert r.status_code == 503 and r.json()["error"]["code"] == "feedback_unavailable"
@@ -91,7 +100,9 @@ def test_a_read_only_volume_never_breaks_ask(tmp_path_factory: pytest.TempPathFa
 
             set_read_only(mount, False)
             again = ask(svc)
-            wait_for(lambda: again in answer_ids(url), "a write once the volume is writable")
+            wait_until(
+                lambda: again in answer_ids(url), 30, what="a write once the volume is writable"
+            )
             assert lost not in answer_ids(url)
             assert rate(svc, again).status_code == 201
         finally:

@@ -15,7 +15,8 @@ import httpx
 import pytest
 
 from evaluation.service import Service
-from tests.unit.feedback.helpers import feedback_service, rows, shared_index, wait_for
+from tests.polling import wait_until
+from tests.unit.feedback.helpers import feedback_service, rows, shared_index
 
 pytestmark = [pytest.mark.model, pytest.mark.slow]
 
@@ -83,7 +84,9 @@ def test_load_with_feedback_mixed_in_keeps_zero_errors(svc: tuple[Service, str])
     ratings = [s for route, _, s in results if route == "feedback"]
     assert len(asks) == len(ratings) == CLIENTS * ROUNDS
 
-    wait_for(lambda: len(rows(url, "answers")) == CLIENTS * ROUNDS, "every answer recorded")
+    wait_until(
+        lambda: len(rows(url, "answers")) == CLIENTS * ROUNDS, 30, what="every answer recorded"
+    )
     stored = {r["answer_id"]: (bool(r["helpful"]), r["reason"]) for r in rows(url, "feedback")}
     assert stored == sent
 
