@@ -28,6 +28,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 from app.core.text import fold
 
 log = logging.getLogger(__name__)
@@ -40,49 +42,42 @@ _TAG = re.compile(r"<[^>]{0,500}>")
 # What a question that was nothing but personal data becomes (never the original text).
 EMPTY_QUESTION = "pergunta sem conteúdo"
 
-# Words that start a name ("sou" is weak: "sou diabética" is not a name).
-_STRONG_INTRODUCERS = (
-    "me chamo",
-    "meu nome e",
-    "o meu nome e",
-    "meu nome",
-    "aqui e",
-    "aqui quem fala e",
-    "quem fala e",
-    "quem escreve e",
-    "nome do paciente",
-    "nome da paciente",
-    "paciente",
-    "nome",
+NAMES_FILE = Path(__file__).resolve().parents[2] / "kb" / "safety" / "names.yaml"
+_NAME_WORDS = (
+    "strong_introducers",
+    "weak_introducers",
+    "kin",
+    "honorifics",
+    "connectors",
+    "not_name",
 )
-_WEAK_INTRODUCERS = ("sou", "eu sou", "sou o", "sou a")
-_KIN = (
-    "mae|pai|filho|filha|filhos|filhas|esposa|esposo|marido|mulher|avo|vo|vovo|irma|irmao|"
-    "tia|tio|sogra|sogro|neto|neta|nora|genro|cunhada|cunhado|prima|primo|madrasta|padrasto|"
-    "enteada|enteado|afilhada|afilhado|vizinha|vizinho|patroa|patrao|sobrinha|sobrinho|"
-    "companheira|companheiro|namorada|namorado|bisavo|madrinha|padrinho|amiga|amigo|"
-    "cuidadora|cuidador|paciente|crianca|bebe|menina|menino|caçula|cacula"
-)
+
+
+def _name_words(path: Path = NAMES_FILE) -> dict[str, tuple[str, ...]]:
+    """The words around a name (kb/safety/names.yaml): each entry a list of words or
+    phrases, or one string of words. A missing entry or one that is not a list of strings fails at load, naming the
+    file and the entry."""
+    data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    out = {}
+    for key in _NAME_WORDS:
+        words = data.get(key)
+        words = words.split() if isinstance(words, str) else words
+        if not isinstance(words, list) or not words or not all(isinstance(w, str) for w in words):
+            raise ValueError(f"{path.name} {key}: needs a list of words")
+        out[key] = tuple(w.strip() for w in words)
+    return out
+
+
+_W = _name_words()
 _KINSHIP = re.compile(
     rf"\b(?:(?:a|o|da|do|na|no|pra|pro|para|com|que)\s+)?(?:minha|meu|minhas|meus|nossa|nosso)"
-    rf"\s+(?:{_KIN})\b"
+    rf"\s+(?:{'|'.join(_W['kin'])})\b"
 )
-_HONORIFIC = re.compile(r"\b(?:dona|seu|sr|sra|senhor|senhora|dr|dra|doutor|doutora|tia|tio)\b\.?")
-_CONNECTORS = {"da", "de", "do", "das", "dos", "e"}
-# Words that end a name run after a strong introducer (function words, common verbs).
-_NOT_NAME = set(
-    """
-    a o as os um uma e eu ele ela eles elas que de da do das dos em na no nas nos por pra pro
-    para com sem se mas ou ja tambem so nao sim aqui ai la isso isto esse essa este esta meu
-    minha seu sua tenho tem tive ter estou esta estava to ta tava sou era foi fui vou vai
-    tomo toma tomei tomando uso usa usei usando faco fiz sinto senti queria quero preciso
-    gostaria moro trabalho posso pode devo deve sei acho anos ano idade mae pai filho filha
-    marido esposa remedio remedios dor pressao diabetes diabetica diabetico hipertensa
-    hipertenso gestante gravida idosa idoso cuidadora cuidador paciente enfermeira tecnica
-    doutor doutora medico medica farmaceutica farmaceutico responsavel aposentada aposentado
-    alergica alergico cardiaco cardiaca bom boa dia tarde noite ola oi obrigado obrigada
-    """.split()
-)
+_HONORIFIC = re.compile(rf"\b(?:{'|'.join(_W['honorifics'])})\b\.?")
+_CONNECTORS = set(_W["connectors"])
+_NOT_NAME = set(_W["not_name"])
+_STRONG_INTRODUCERS = _W["strong_introducers"]
+_WEAK_INTRODUCERS = _W["weak_introducers"]
 _STRONG_RE = re.compile(rf"\b(?:{'|'.join(_STRONG_INTRODUCERS)})\b\s*(?:(?:o|a|dona|seu)\s+)?")
 _WEAK_RE = re.compile(rf"(?:^|\s)(?:{'|'.join(_WEAK_INTRODUCERS)})\s+(?:(?:o|a)\s+)?")
 _WORD = re.compile(r"[A-Za-zÀ-ÖØ-öø-ÿ']+")
@@ -210,9 +205,6 @@ def find_names(text: str) -> Iterator[tuple[int, int]]:
             yield from emit(_name_run(words, k, False, mid_sentence, text=text))
 
 
-_LABEL = r"(?:{}\s*(?:n[º°o.]*\s*)?[:=\-]?\s*(?:[ée]\s+)?)?"
-
-
 def _pattern(name: str, regex: str, score: float) -> Any:
     from presidio_analyzer import Pattern
 
@@ -251,179 +243,44 @@ def _name_recognizer() -> Any:
     )
 
 
-def _document_recognizers() -> list[Any]:
-    """CPF and CNS (check digits), RG."""
+RECOGNIZERS_FILE = NAMES_FILE.parent / "personal_data.yaml"
+
+
+def _recognizers(path: Path = RECOGNIZERS_FILE) -> list[Any]:
+    """The recognizers of kb/safety/personal_data.yaml, in its order: pattern recognizers
+    (with check digits for CPF and CNS), Presidio's phone recognizer and ours for names. An
+    entry it cannot build fails at start, naming the file and the entity."""
+    from presidio_analyzer.predefined_recognizers import PhoneRecognizer
     from validate_docbr import CNS, CPF
 
-    pattern, recognizer = _pattern, _recognizer
-    CheckDigitRecognizer = _check_digit_recognizer  # noqa: N806 - reads like the class it builds
-    cpf_label = _LABEL.format(r"\bcpf")
-    cns_label = _LABEL.format(r"\b(?:cns|cart[aã]o (?:do )?sus|cart[aã]o nacional de sa[uú]de|sus)")
-    return [
-        CheckDigitRecognizer(
-            "CPF",
-            [
-                pattern(
-                    "cpf formatted", rf"{cpf_label}\b\d{{3}}\.\d{{3}}\.\d{{3}}[-.]\d{{2}}\b", 0.7
-                ),
-                pattern(
-                    "cpf labelled",
-                    r"\bcpf\s*(?:n[º°o.]*\s*)?[:=\-]?\s*(?:[ée]\s+)?\d[\d.\s-]{9,16}\d",
-                    0.8,
-                ),
-                pattern("cpf digits", r"\b\d{11}\b", 0.3),
-            ],
-            CPF(),
-        ),
-        CheckDigitRecognizer(
-            "CNS",
-            [
-                pattern(
-                    "cns labelled",
-                    rf"{cns_label}\b\d{{3}}[\s.]?\d{{4}}[\s.]?\d{{4}}[\s.]?\d{{4}}\b",
-                    0.6,
-                ),
-                pattern("cns digits", r"\b[1-2789]\d{2}\s?\d{4}\s?\d{4}\s?\d{4}\b", 0.3),
-            ],
-            CNS(),
-        ),
-        recognizer(
-            "RG",
-            pattern(
-                "rg labelled",
-                r"\b(?:rg|r\.g\.|identidade|carteira de identidade)\s*(?:n[º°o.]*\s*)?[:=\-]?\s*"
-                r"(?:[ée]\s+)?(?:[a-z]{2}[-\s]?)?\d[\d.\s-]{4,13}[\dxX]\b",
-                0.8,
-            ),
-            pattern("rg formatted", r"\b\d{1,2}\.\d{3}\.\d{3}-[\dxX]\b", 0.6),
-        ),
-    ]
-
-
-def _contact_recognizers() -> list[Any]:
-    """Birth dates, e-mail, phones, CEP."""
-    from presidio_analyzer.predefined_recognizers import PhoneRecognizer
-
-    pattern, recognizer = _pattern, _recognizer
-    return [
-        recognizer(
-            "DATE_OF_BIRTH",
-            pattern(
-                "numeric date",
-                r"\b(?:(?:nasci(?:d[oa])?|nascimento|data de nascimento|dn|d\.n\.)\s*"
-                r"(?:em|no dia|dia)?\s*[:=\-]?\s*)?(?:0?[1-9]|[12]\d|3[01])[/.\-](?:0?[1-9]|1[0-2])"
-                r"[/.\-](?:\d{4}|\d{2})\b",
-                0.6,
-            ),
-            pattern(
-                "written date",
-                r"\b(?:(?:nasci(?:d[oa])?|nascimento)\s*(?:em|no dia|dia)?\s*)?(?:0?[1-9]|[12]\d|3[01])"
-                r"\s+de\s+(?:janeiro|fevereiro|mar[cç]o|abril|maio|junho|julho|agosto|setembro|"
-                r"outubro|novembro|dezembro)(?:\s+de)?\s+\d{4}\b",
-                0.6,
-            ),
-            pattern("birth year", r"\bnasci(?:d[oa])?\s+em\s+(?:19|20)\d{2}\b", 0.6),
-        ),
-        recognizer(
-            "EMAIL_ADDRESS",
-            pattern(
-                "email",
-                r"(?:\be-?mail\s*[:=]?\s*(?:[ée]\s+)?)?\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b",
-                0.9,
-            ),
-        ),
-        PhoneRecognizer(
+    validators = {"CPF": CPF(), "CNS": CNS()}
+    builtin = {
+        "PhoneRecognizer": lambda: PhoneRecognizer(
             supported_language=LANGUAGE,
             supported_regions=("BR",),
             context=["telefone", "celular", "whatsapp", "zap", "contato", "fone"],
         ),
-        recognizer(
-            "PHONE_NUMBER",
-            pattern(
-                "phone labelled",
-                r"\b(?:tel|telefone|cel|celular|whats|whatsapp|zap|wpp|fone|contato)\b\.?\s*"
-                r"(?:[ée]\s+)?[:=\-]?\s*(?:\+?55\s?)?(?:\(?\d{2}\)?\s?)?9?\s?\d{4}[-\s.]?\d{4}\b",
-                0.8,
-            ),
-            pattern(
-                "phone",
-                r"(?:\+?55\s?)?\(?\b\d{2}\)?\s?9\s?\d{4}[-\s.]?\d{4}\b|\b9\d{4}-\d{4}\b",
-                0.6,
-            ),
-        ),
-        recognizer(
-            "CEP",
-            pattern("cep labelled", r"\bcep\s*[:=\-]?\s*(?:[ée]\s+)?\d{2}\.?\d{3}-?\d{3}\b", 0.9),
-            pattern("cep", r"\b\d{5}-\d{3}\b", 0.6),
-        ),
-    ]
-
-
-def _place_recognizers() -> list[Any]:
-    """Street addresses, "moro em ...", record numbers and long digit runs."""
-    pattern, recognizer = _pattern, _recognizer
-    return [
-        recognizer(
-            "ADDRESS",
-            pattern(
-                "street",
-                r"\b(?:rua|r\.|av\.|avenida|travessa|tv\.|alameda|al\.|pra[cç]a|p[cç]a\.|estrada|"
-                r"rodovia|largo|beco|viela|conjunto|quadra|qd\.)\s+[^,.;!?\n]{2,60}?"
-                r"(?:,?\s*(?:n[º°o.]*\s*)?\d{1,5}[a-z]?\b)"
-                r"(?:,?\s*(?:ap(?:to|artamento)?\.?|casa|bloco|bl\.|sala|lote|lt\.|fundos|"
-                r"quadra|qd\.)\s*\w{1,6}\b)*",
-                0.8,
-            ),
-            pattern(
-                "street without number",
-                r"\b(?:moro|resido|mora|moramos|residente)\s+(?:na|no|em|numa|num)\s+(?:rua|avenida|"
-                r"av\.|travessa|alameda|pra[cç]a|estrada|vila|bairro|comunidade|condom[ií]nio)"
-                r"\s+[^,.;!?\n]{2,60}",
-                0.8,
-            ),
-            pattern(
-                "lives in",
-                r"\b(?:moro|resido|moramos)\s+(?:na|no|em|numa|num)\s+[^.;!?\n]{2,80}?"
-                r"(?=[.;!?\n,]|\s+e\s+(?:tomo|uso|tenho|sou|estou)\b|$)",
-                0.6,
-            ),
-            pattern("neighbourhood", r"\bbairro\s+[^,.;!?\n]{2,40}", 0.6),
-            pattern(
-                "named neighbourhood",
-                # (?-i: ...): capitalised names only (Presidio matches case-insensitively)
-                r"(?-i:\b(?:Jardim|Jd\.|Vila|Parque|Conjunto|Residencial|Condom[ií]nio|Loteamento|Setor|"
-                r"Chácara|Chacara|Sítio|Sitio|Fazenda|Núcleo|Nucleo)\s+[A-ZÀ-Ý][\wÀ-ÿ]+(?:\s+(?:d[aeo]s?\s+)?"
-                r"[A-ZÀ-Ý][\wÀ-ÿ]+){0,3})",
-                0.6,
-            ),
-            pattern(
-                "city and state",
-                r"(?-i:\b[A-ZÀ-Ý][\wÀ-ÿ]+(?:\s+(?:d[aeo]s?\s+)?[A-ZÀ-Ý][\wÀ-ÿ]+){0,3}\s*[-/,]\s*(?:AC|AL|AP|AM|BA|CE|"
-                r"DF|ES|GO|MA|MT|MS|MG|PA|PB|PR|PE|PI|RJ|RN|RS|RO|RR|SC|SP|SE|TO)\b)",
-                0.7,
-            ),
-        ),
-        recognizer(
-            "ID_NUMBER",
-            pattern("long digit run", r"\b\d(?:[\s.\-/]?\d){7,}\b", 0.5),
-            pattern(
-                "record number",
-                r"\b(?:prontu[aá]rio|matr[ií]cula|registro|protocolo|carteirinha|conv[eê]nio|"
-                r"plano|n[uú]mero do cart[aã]o|leito|senha)\s*(?:n[º°o.]*\s*)?[:=\-]?\s*(?:[ée]\s+)?"
-                r"[a-z]{0,3}\d[\d.\-/]{3,}\b",
-                0.7,
-            ),
-        ),
-    ]
-
-
-def _recognizers() -> list[Any]:
-    return [
-        *_document_recognizers(),
-        *_contact_recognizers(),
-        *_place_recognizers(),
-        _name_recognizer(),
-    ]
+        "NameRecognizer": _name_recognizer,
+    }
+    out = []
+    for entry in yaml.safe_load(path.read_text(encoding="utf-8")):
+        entity = entry.get("entity")
+        try:
+            if "builtin" in entry:
+                out.append(builtin[entry["builtin"]]())
+                continue
+            patterns = [
+                _pattern(p["name"], p["regex"], float(p["score"])) for p in entry["patterns"]
+            ]
+            if entry.get("check_digits"):
+                out.append(_check_digit_recognizer(entity, patterns, validators[entity]))
+            else:
+                out.append(_recognizer(entity, *patterns))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ValueError(
+                f"{path.name} {entity}: cannot build its recognizer ({exc!r})"
+            ) from exc
+    return out
 
 
 class _BlankPortuguese:
