@@ -23,8 +23,8 @@ from typing import Any
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
+from app.agent.deps import AgentDeps
 from app.agent.nodes import (
-    AgentDeps,
     decide,
     generate,
     refuse,

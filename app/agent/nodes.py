@@ -5,25 +5,22 @@ from __future__ import annotations
 
 import re
 import time
-from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
 from langgraph.runtime import Runtime
 
-from app.agent.answerability import GENERIC, QuestionBank, content_terms, mention_terms
+from app.agent.answerability import content_terms
 from app.agent.answerability import decide as answerability
-from app.agent.examples import ExampleBank
+from app.agent.deps import AgentDeps
+from app.agent.focusing import answer_signals, asked_mentions, make_focus
+from app.agent.followup import focus_names, follow_up_topic, part_text, what_is_asked
 from app.agent.generators import (
-    LOW_MOOD,
     Focus,
-    Generator,
     guidance_sentence,
     is_guidance,
-    need_of,
     speaks_to_stop,
 )
-from app.agent.intent import IntentModel
 from app.agent.parts import clauses
 from app.agent.safety import (
     CALM_LINE,
@@ -33,19 +30,13 @@ from app.agent.safety import (
     topic_prefix,
     uncovered_part,
 )
-from app.agent.scorer import Question
-from app.agent.state import AgentState, Turn
+from app.agent.state import AgentState
 from app.agent.text import sentences
-from app.agent.vectors import SentenceVectors
 from app.agent.verify import verify_draft
-from app.core.config import Settings
-from app.core.text import fold, tokenize
-from app.core.thesaurus import thesaurus
-from app.core.vocabulary import Entry, Mention, Vocabulary
-from app.retrieval.coverage import CardLexicon, CardLexiconCache, mention_cards
+from app.core.text import fold
+from app.core.vocabulary import Entry, Mention
+from app.retrieval.coverage import CardLexicon, mention_cards
 from app.retrieval.models import ContextChunk
-from app.retrieval.retriever import Retriever
-from app.safety.emergency import EmergencyDetector
 from app.safety.pii import clean_question
 from app.safety.rules import rules
 
@@ -81,10 +72,6 @@ EMERGENCY_BOOST = 0.15
 BANK_WEIGHT, BANK_FLOOR, BANK_K = 0.5, 0.5, 3  # example questions' votes (see `retrieve`)
 SUPPORT_TOPICS = {"saude mental", "cvv"}  # cards that may answer a self-harm question
 WIDEN = 3  # candidates fetched per card kept, so a boosted card can rise into the top_k
-_CONTINUATION = re.compile(
-    r"^(?:e|mas|entao|tipo|ai|e se|e pra|e para|e no|e na|e quanto|e quando|e a|e o|e com|"
-    r"isso|ele|ela|esse|essa|o mesmo|a mesma|nele|nela|dele|dela)\b"
-)
 
 
 # A question that asks for an amount to take ("quantas gotas de dipirona posso tomar?",
@@ -97,37 +84,6 @@ DOSE_ASKED = re.compile(
 )
 
 
-# A word that points back to what was said before ("tem algum jeito de diminuir esse
-# mal-estar?" after a metformina turn).
-_REFERS_BACK = re.compile(
-    r"\b(?:esse|essa|esses|essas|isso|disso|nisso|desse|dessa|dele|dela|ele|ela|o mesmo|a mesma)\b"
-)
-
-
-@dataclass
-class AgentDeps:
-    settings: Settings
-    retriever: Retriever
-    generator: Generator
-    vectors: SentenceVectors
-    detector: EmergencyDetector
-    lexicon: CardLexiconCache
-    vocabulary: Vocabulary
-    model: dict[str, Any]
-    bank: QuestionBank
-    intents: IntentModel | None = None
-    examples: Any = ExampleBank.empty  # () -> the example questions of the served build
-    sentences: Any = None  # the extractive generator: scores card sentences for a question
-
-
-def focus_names(mentions: list[Mention], carried: list[Entry]) -> list[Entry]:
-    """The covered names an answer stays on: the medicines the question names, else its
-    conditions and topics, else the names carried from the previous turn."""
-    covered = list(dict.fromkeys(m.entry for m in mentions if m.entry.covered))
-    medicines = [e for e in covered if e.kind == "medicine"]
-    return medicines or covered or carried
-
-
 def _timings(state: AgentState, **new: float) -> dict[str, float]:
     timings = dict(state.get("timings_ms", {}))
     timings.update(new)
@@ -136,58 +92,6 @@ def _timings(state: AgentState, **new: float) -> dict[str, float]:
 
 def _ms(started: float) -> float:
     return (time.perf_counter() - started) * 1000
-
-
-def follow_up_topic(
-    query: str, mentions: list[Mention], history: list[Turn], vocabulary: Vocabulary
-) -> tuple[list[Entry], list[str]]:
-    """For a follow-up that names nothing of its own ("e se eu tomar com café?"), the
-    covered names and cited cards of the latest earlier turn that had them."""
-    if mentions or not history:
-        return [], []
-    words = fold(query).split()
-    if not (
-        _CONTINUATION.match(fold(query)) or len(words) <= 6 or _REFERS_BACK.search(fold(query))
-    ):
-        return [], []
-    # The names of the latest turn that named something, and the cards of the latest turn
-    # that cited: a nameless turn in between ("quanto tempo demora pra passar?") keeps the
-    # conversation on the medicine named before it.
-    names: list[Entry] = []
-    cards: list[str] | None = None
-    for turn in reversed(history):
-        if cards is None and turn.get("citations"):
-            cards = list(turn["citations"])
-        names = [m.entry for m in vocabulary.find(turn["question"]) if m.entry.covered]
-        if names:
-            break
-    return list(dict.fromkeys(names)), cards or []
-
-
-def what_is_asked(query: str, mentions: list[Mention]) -> str | None:
-    """The question without the medicines it names ("uso omeprazol há 5 anos, faz mal?" ->
-    "uso há 5 anos, faz mal?"), or None when it names none or less than two words are left. Inside a
-    card about omeprazol every sentence shares the name, and with it in the question the
-    embedder picked "O omeprazol deve ser tomado em jejum" (0.50) over "O uso prolongado,
-    por meses ou anos..." (0.27); without it, 0.06 against 0.35."""
-    spans = [m.span for m in mentions if m.entry.covered and m.span[1] > m.span[0]]
-    if not spans:
-        return None
-    asked = query
-    for start, end in sorted(spans, reverse=True):
-        asked = asked[:start] + " " + asked[end:]
-    asked = " ".join(asked.split())
-    # One word left ("bombinha espaçador criança" -> "criança") says too little to choose by.
-    return asked if len(content_terms(asked)) >= 2 else None
-
-
-def part_text(part: str, mentions: list[Mention], vocabulary: Vocabulary) -> str:
-    """A part of the question as embedded: with the message's first covered name in front
-    when the part names nothing covered itself."""
-    first = next((m.entry for m in mentions if m.entry.covered), None)
-    if first is None or any(m.entry.covered for m in vocabulary.find(part)):
-        return part
-    return f"{first.name}: {part}"
 
 
 def screen(state: AgentState, runtime: Runtime[AgentDeps]) -> dict[str, Any]:
@@ -382,41 +286,6 @@ def _covered(state: AgentState, lexicon: CardLexicon, answerable: bool) -> bool:
     return covered
 
 
-_SENTENCE = re.compile(r"[^.!?]*[.!?]+|[^.!?]+$")
-
-
-def asked_mentions(query: str, mentions: list[Mention]) -> list[Mention]:
-    """The names the decision judges: every covered one, and the uncovered ones of the
-    sentences that ask (those with a question mark; the last one when none has). An
-    uncovered name in the story around the question only describes the situation: "minha
-    mãe toma varfarina por causa de uma arritmia e adora couve. precisa cortar a couve?"
-    asks about couve, not about arritmia."""
-    spans = [(m.start(), m.end()) for m in _SENTENCE.finditer(query) if m.group().strip()]
-    if len(spans) < 2:
-        return mentions
-    asking = [(a, b) for a, b in spans if "?" in query[a:b]] or [spans[-1]]
-
-    def asked(m: Mention) -> bool:
-        start, end = m.span
-        return end <= start or any(a <= start < b for a, b in asking)
-
-    return [m for m in mentions if m.entry.covered or asked(m)]
-
-
-def answer_signals(focus: Focus, deps: AgentDeps) -> dict[str, float]:
-    """What the sentence scorer says of the cards the answer may cite: the best P(answers)
-    of one of their sentences, and the best similarity of the question to one of their
-    sentences' example questions (kb/questions)."""
-    pool = focus.pool or []
-    if not pool or focus.question is None:
-        return {"answer_p": 0.0, "example_sim": 0.0}
-    cards = {c.card for c in pool}
-    exclude = getattr(deps.sentences, "exclude_author", None)
-    sims = deps.examples().similarities(focus.question.folded, exclude_author=exclude)
-    best = max((v for sid, v in sims.items() if sid.rsplit(":", 1)[0] in cards), default=0.0)
-    return {"answer_p": max(c.score for c in pool), "example_sim": max(best, 0.0)}
-
-
 def decide(state: AgentState, runtime: Runtime[AgentDeps]) -> dict[str, Any]:
     """Answer, not covered, or emergency (which always escalates, and answers too when the
     cards cover the question)."""
@@ -494,120 +363,6 @@ def refuse(state: AgentState) -> dict[str, Any]:
         "refused": True,
         "generator": "none",
     }
-
-
-# Words that carry no topic for choosing a sentence: the decision's list, less the times of
-# day ("posso tomar a losartana à noite?" asks about the night; the decision drops "noite"
-# as part of a greeting).
-_SCORER_GENERIC = GENERIC - frozenset(tokenize("noite tarde dia manhã"))
-
-
-def word_groups(
-    text: str, named: set[str], lexicon: CardLexicon
-) -> list[tuple[frozenset[str], float]]:
-    """The question's words for the sentence scorer's lexical overlap, each with the cards'
-    words it stands for (kb/thesaurus.yaml) and its IDF weight. The words of the names it
-    gives do not choose the line: every sentence of a card about hipoglicemia shares them."""
-    terms = [t for t in tokenize(text) if t not in _SCORER_GENERIC and not t.isdigit()]
-    groups = thesaurus().groups(text, [t for t in terms if t not in named])
-    return [(g, max(lexicon.idf.get(t, lexicon.max_idf) for t in g)) for g in groups]
-
-
-def scorer_question(
-    text: str,
-    vector: np.ndarray,
-    folded: np.ndarray,
-    asked: np.ndarray | None,
-    deps: AgentDeps,
-    lexicon: CardLexicon,
-    named: set[str],
-    focus: Focus,
-    parents: list[ContextChunk],
-) -> Question:
-    return Question(
-        text=text,
-        vector=vector,
-        folded=folded,
-        asked=asked,
-        intents=deps.intents.predict(folded) if deps.intents is not None else None,
-        groups=word_groups(text, named, lexicon),
-        names=focus.names,
-        about=focus.about,
-        rank_scores={p.id: float(p.metadata.get("rank_score", p.score)) for p in parents},
-    )
-
-
-def foreign_cards(names: list[Entry], lexicon: CardLexicon, vocabulary: Vocabulary) -> set[str]:
-    """Cards about a medicine other than the one(s) asked about: when the question (or the
-    conversation) is about a medicine, such a card does not answer it."""
-    asked = {e.name for e in names if e.kind == "medicine"}
-    if not asked:
-        return set()
-    own = {c for e in names for c in lexicon.cards_for(e)[0]}
-    other = {
-        c
-        for e in vocabulary.covered_entries()
-        if e.kind == "medicine" and e.name not in asked
-        for c in lexicon.cards_for(e)[0]
-    }
-    return other - own
-
-
-def make_focus(state: AgentState, deps: AgentDeps) -> Focus:
-    """What the answer stays on, and the question as the sentence scorer reads it; with the
-    quotable sentences of the cards the answer may cite, scored once (the decision reads
-    the best of them, the generator composes the answer from them)."""
-    mentions: list[Mention] = state.get("mentions", [])
-    carried: list[Entry] = state.get("carried", [])
-    names = [] if state.get("emergency") else focus_names(mentions, carried)
-    lexicon: CardLexicon = state["lexicon"]
-    parents: list[ContextChunk] = state.get("parents", [])
-    about_of: dict[str, set[str]] = {}
-    cards_of: dict[str, set[str]] = {}
-    for entry in names:
-        for card in lexicon.cards_for(entry)[0]:
-            about_of.setdefault(card, set()).add(entry.name)
-            cards_of.setdefault(entry.name, set()).add(card)
-    focus = Focus(
-        names=names,
-        about=set(state.get("about", set())),
-        need=need_of(state["query"]),
-        about_of=about_of,
-        cards_of=cards_of,
-        # in an emergency too: "tomo AAS e estou vomitando sangue" is not the warfarin card's
-        foreign=foreign_cards(focus_names(mentions, carried), lexicon, deps.vocabulary),
-        card_medicines=card_medicines(lexicon, deps.vocabulary),
-        urgent=bool(state.get("emergency")),
-        asked=state.get("asked_vector"),
-        low_mood=bool(LOW_MOOD.search(fold(state["query"]))),
-    )
-    named = mention_terms([m for m in mentions if m.entry.covered])
-    query_vector = np.asarray(state["query_vector"])
-    # a follow-up is compared with the example questions as searched, with the topic it
-    # carries in front ("insulina: e depois de aberta?"): alone it names nothing
-    folded = query_vector if carried else np.asarray(state.get("folded_vector", query_vector))
-    asked = state.get("asked_vector")
-    focus.question = scorer_question(
-        state["query"], query_vector, folded, asked, deps, lexicon, named, focus, parents
-    )
-    focus.clauses = [
-        scorer_question(text, vec, vec, None, deps, lexicon, named, focus, parents)
-        for text, vec in state.get("clauses", [])
-    ]
-    if deps.sentences is not None and parents:
-        focus.pool = deps.sentences.scored_pool(focus.question, parents)
-        focus.scored_with = deps.sentences.scorer
-    return focus
-
-
-def card_medicines(lexicon: CardLexicon, vocabulary: Vocabulary) -> dict[str, set[str]]:
-    """Card -> the medicines it is about (its title or topics name them)."""
-    out: dict[str, set[str]] = {}
-    for e in vocabulary.covered_entries():
-        if e.kind == "medicine":
-            for card in lexicon.cards_for(e)[0]:
-                out.setdefault(card, set()).add(e.name)
-    return out
 
 
 def generate(state: AgentState, runtime: Runtime[AgentDeps]) -> dict[str, Any]:

@@ -13,11 +13,11 @@ import anyio.to_thread
 from anyio import CapacityLimiter
 
 from app.agent.answerability import QuestionBank, load_model
+from app.agent.deps import AgentDeps
 from app.agent.examples import ExamplesCache
 from app.agent.generators import make_generator
 from app.agent.graph import Agent
 from app.agent.intent import load_intent_model
-from app.agent.nodes import AgentDeps
 from app.agent.text import sentences
 from app.agent.vectors import SentenceVectors
 from app.core.config import Settings

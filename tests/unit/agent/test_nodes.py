@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from app.agent.nodes import follow_up_topic, refuse, rerank, respond, route
+from app.agent.followup import follow_up_topic
+from app.agent.nodes import refuse, rerank, respond, route
 from app.agent.safety import CALM_LINE, ESCALATION
 from app.core.vocabulary import vocabulary
 from app.retrieval.models import ContextChunk

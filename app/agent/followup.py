@@ -1,0 +1,83 @@
+"""Follow-up questions: what a turn that names nothing of its own carries from the ones
+before it, the names an answer stays on, and the question without its medicine names."""
+
+from __future__ import annotations
+
+import re
+
+from app.agent.answerability import content_terms
+from app.agent.state import Turn
+from app.core.text import fold
+from app.core.vocabulary import Entry, Mention, Vocabulary
+
+_CONTINUATION = re.compile(
+    r"^(?:e|mas|entao|tipo|ai|e se|e pra|e para|e no|e na|e quanto|e quando|e a|e o|e com|"
+    r"isso|ele|ela|esse|essa|o mesmo|a mesma|nele|nela|dele|dela)\b"
+)
+
+
+# A word that points back to what was said before ("tem algum jeito de diminuir esse
+# mal-estar?" after a metformina turn).
+_REFERS_BACK = re.compile(
+    r"\b(?:esse|essa|esses|essas|isso|disso|nisso|desse|dessa|dele|dela|ele|ela|o mesmo|a mesma)\b"
+)
+
+
+def focus_names(mentions: list[Mention], carried: list[Entry]) -> list[Entry]:
+    """The covered names an answer stays on: the medicines the question names, else its
+    conditions and topics, else the names carried from the previous turn."""
+    covered = list(dict.fromkeys(m.entry for m in mentions if m.entry.covered))
+    medicines = [e for e in covered if e.kind == "medicine"]
+    return medicines or covered or carried
+
+
+def follow_up_topic(
+    query: str, mentions: list[Mention], history: list[Turn], vocabulary: Vocabulary
+) -> tuple[list[Entry], list[str]]:
+    """For a follow-up that names nothing of its own ("e se eu tomar com café?"), the
+    covered names and cited cards of the latest earlier turn that had them."""
+    if mentions or not history:
+        return [], []
+    words = fold(query).split()
+    if not (
+        _CONTINUATION.match(fold(query)) or len(words) <= 6 or _REFERS_BACK.search(fold(query))
+    ):
+        return [], []
+    # The names of the latest turn that named something, and the cards of the latest turn
+    # that cited: a nameless turn in between ("quanto tempo demora pra passar?") keeps the
+    # conversation on the medicine named before it.
+    names: list[Entry] = []
+    cards: list[str] | None = None
+    for turn in reversed(history):
+        if cards is None and turn.get("citations"):
+            cards = list(turn["citations"])
+        names = [m.entry for m in vocabulary.find(turn["question"]) if m.entry.covered]
+        if names:
+            break
+    return list(dict.fromkeys(names)), cards or []
+
+
+def what_is_asked(query: str, mentions: list[Mention]) -> str | None:
+    """The question without the medicines it names ("uso omeprazol há 5 anos, faz mal?" ->
+    "uso há 5 anos, faz mal?"), or None when it names none or less than two words are left. Inside a
+    card about omeprazol every sentence shares the name, and with it in the question the
+    embedder picked "O omeprazol deve ser tomado em jejum" (0.50) over "O uso prolongado,
+    por meses ou anos..." (0.27); without it, 0.06 against 0.35."""
+    spans = [m.span for m in mentions if m.entry.covered and m.span[1] > m.span[0]]
+    if not spans:
+        return None
+    asked = query
+    for start, end in sorted(spans, reverse=True):
+        asked = asked[:start] + " " + asked[end:]
+    asked = " ".join(asked.split())
+    # One word left ("bombinha espaçador criança" -> "criança") says too little to choose by.
+    return asked if len(content_terms(asked)) >= 2 else None
+
+
+def part_text(part: str, mentions: list[Mention], vocabulary: Vocabulary) -> str:
+    """A part of the question as embedded: with the message's first covered name in front
+    when the part names nothing covered itself."""
+    first = next((m.entry for m in mentions if m.entry.covered), None)
+    if first is None or any(m.entry.covered for m in vocabulary.find(part)):
+        return part
+    return f"{first.name}: {part}"
