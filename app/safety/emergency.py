@@ -252,19 +252,21 @@ class EmergencyDetector:
 
     def rules(self, text: str, vector: np.ndarray | None = None) -> Assessment:
         """The concepts, cues and nearest exemplars alone (before the classifier)."""
-        found = self._read(text, vector)
-        if found.kind is None and self._evidenced(fold(text), found.signals):
+        folded = fold(text)
+        literal = C.FIGURATIVE.sub(" ", folded)
+        found = self._read(folded, literal, vector)
+        if found.kind is None and self._evidenced(literal, found.signals):
             return Assessment("self_harm", "evidence", {**found.signals, "by": "evidence"})
         return found
 
-    def _evidenced(self, folded: str, signals: dict[str, Any]) -> bool:
+    def _evidenced(self, literal: str, signals: dict[str, Any]) -> bool:
         """Words of intent, death or harm to self (C.SELF_HARM_EVIDENCE) in a message that
         reads as nothing else, not asked as a question about the topic, and that resembles
         the self-harm exemplars about as much as the ordinary and the informational questions
         (EVIDENCE_LEAD): "nem sei se vai ter amanhã pra mim", "vou abotoar o paletó"."""
         if signals["informational_cue"] or signals["generic_question"] or signals["not_own_intent"]:
             return False
-        if not C.SELF_HARM_EVIDENCE.search(C.FIGURATIVE.sub(" ", folded)):
+        if not C.SELF_HARM_EVIDENCE.search(literal):
             return False
         sim = signals.get("nearest_self_harm", -1.0)
         over_ordinary, over_informational = self.EVIDENCE_LEAD
@@ -273,9 +275,7 @@ class EmergencyDetector:
             and sim - signals.get("nearest_informational", -1.0) >= over_informational
         )
 
-    def _read(self, text: str, vector: np.ndarray | None = None) -> Assessment:
-        folded = fold(text)
-        literal = C.FIGURATIVE.sub(" ", folded)
+    def _read(self, folded: str, literal: str, vector: np.ndarray | None) -> Assessment:
         hits, informational, present, generic, hypothetical, not_own = _cues(folded, literal)
         negated = bool(C.NEGATED_SIGN.search(folded))
         vector = self._embed([folded])[0] if vector is None else vector

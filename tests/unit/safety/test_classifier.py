@@ -21,6 +21,7 @@ from app.safety.classifier import (
 )
 from app.safety.emergency import EmergencyDetector
 from tests.fakes import FakeEmbedder
+from tests.unit.safety.conftest import write_resemblance_bank
 
 DIM = 256  # the fake embedder's
 
@@ -107,32 +108,16 @@ def test_rule_features_read_the_reading() -> None:
     assert f["margin_medical"] == pytest.approx(0.3)
 
 
-def resemblance_bank(tmp_path: Path, ordinary: bool) -> Path:
-    path = tmp_path / f"bank-{ordinary}.yaml"
-    groups = [
-        "- kind: self_harm\n  subkind: implicit\n"
-        "  examples: [alfa beta gama delta, alfa beta gama zeta]\n",
-        "- kind: informational\n  subkind: none\n  examples: [qual horario certo]\n",
-    ]
-    if ordinary:
-        groups.append(
-            "- kind: ordinary\n  subkind: tune-ordinary\n"
-            "  examples: [alfa beta gama epsilon, alfa beta gama epsilon kappa]\n"
-        )
-    path.write_text("".join(groups), encoding="utf-8")
-    return path
-
-
 def test_a_resemblance_nearer_the_ordinary_questions_is_uncertain(tmp_path: Path) -> None:
     question = "alfa beta gama epsilon theta"  # words of no concept; nearest: an ordinary one
-    alone = detector(resemblance_bank(tmp_path, ordinary=False), None).assess(question)
+    alone = detector(write_resemblance_bank(tmp_path, ordinary=False), None).assess(question)
     assert alone.kind == "self_harm" and alone.signals["by"] == "neighbours"
-    near = detector(resemblance_bank(tmp_path, ordinary=True), None).assess(question)
+    near = detector(write_resemblance_bank(tmp_path, ordinary=True), None).assess(question)
     assert near.kind is None and near.uncertain == "self_harm"
     assert near.signals["ordinary_lead"] < EmergencyDetector.ORDINARY_MARGIN["self_harm"]
 
 
 def test_a_method_question_stays_escalated_however_ordinary_it_sounds(tmp_path: Path) -> None:
     question = "alfa beta gama epsilon ponte"  # "ponte": a method (C.LETHALITY)
-    kept = detector(resemblance_bank(tmp_path, ordinary=True), None).assess(question)
+    kept = detector(write_resemblance_bank(tmp_path, ordinary=True), None).assess(question)
     assert kept.kind == "self_harm" and kept.uncertain is None

@@ -14,6 +14,7 @@ import pytest
 from app.core.text import fold
 from app.safety.emergency import EmergencyDetector, lethality, self_harm_evidence
 from tests.fakes import FakeEmbedder
+from tests.unit.safety.conftest import write_resemblance_bank
 
 
 @pytest.mark.parametrize(
@@ -57,22 +58,6 @@ def test_stopping_a_medicine_at_once_is_not_a_question_of_amounts() -> None:
     assert lethality(fold("e se eu tomar tudo de uma vez?"))
 
 
-def bank(tmp_path: Path, ordinary: bool = True) -> Path:
-    path = tmp_path / "bank.yaml"
-    groups = (
-        "- kind: self_harm\n  subkind: implicit\n"
-        "  examples: [alfa beta gama delta, alfa beta gama zeta]\n"
-        "- kind: informational\n  subkind: none\n  examples: [qual horario certo]\n"
-    )
-    if ordinary:
-        groups += (
-            "- kind: ordinary\n  subkind: tune-ordinary\n"
-            "  examples: [alfa beta gama epsilon, alfa beta gama epsilon kappa]\n"
-        )
-    path.write_text(groups, encoding="utf-8")
-    return path
-
-
 def detector(path: Path) -> EmergencyDetector:
     return EmergencyDetector(FakeEmbedder(256).embed, bank_paths=[path], classifier=None)
 
@@ -80,7 +65,7 @@ def detector(path: Path) -> EmergencyDetector:
 def test_a_resemblance_without_evidence_needs_the_larger_lead(tmp_path: Path) -> None:
     """The same reading by resemblance: uncertain without a word of evidence, a crisis
     message with one."""
-    d = detector(bank(tmp_path))
+    d = detector(write_resemblance_bank(tmp_path, ordinary=True))
     d.ORDINARY_MARGIN = {**d.ORDINARY_MARGIN, "self_harm": -1.0}  # any lead is enough...
     d.UNEVIDENCED_MARGIN = 1.0  # ...unless the message has no evidence: none is
     plain = d.assess("alfa beta gama delta epsilon")
@@ -91,7 +76,7 @@ def test_a_resemblance_without_evidence_needs_the_larger_lead(tmp_path: Path) ->
 
 
 def test_evidence_in_a_message_that_reads_as_nothing_else_escalates(tmp_path: Path) -> None:
-    d = detector(bank(tmp_path, ordinary=False))
+    d = detector(write_resemblance_bank(tmp_path, ordinary=False))
     d.SELF_HARM_MIN = 2.0  # no reading by resemblance at all
     d.EVIDENCE_LEAD = (-2.0, -2.0)
     found = d.assess("ja separei tudo, vou abotoar o paleto de madeira")
@@ -104,7 +89,7 @@ def test_evidence_in_a_message_that_reads_as_nothing_else_escalates(tmp_path: Pa
 def test_evidence_that_resembles_the_ordinary_questions_more_is_not_enough(
     tmp_path: Path,
 ) -> None:
-    d = detector(bank(tmp_path))
+    d = detector(write_resemblance_bank(tmp_path, ordinary=True))
     d.SELF_HARM_MIN = 2.0
     d.EVIDENCE_LEAD = (2.0, 2.0)  # a lead no message has
     assert d.assess("vou abotoar o paleto de madeira").kind is None
