@@ -9,8 +9,9 @@
 - Other sentences are added only from the cards that already answer, when the scorer is
   confident enough about them.
 
-The thresholds were chosen on the tuning authors (python -m evaluation.sentence_scorer
-prints the sweep); they are the only numbers here.
+The thresholds (MAX_SENTENCES, EXTRA_MIN, EXTRA_RATIO, PART_MIN) live in app.agent.tunables,
+chosen on the tuning authors (python -m evaluation.sentence_scorer prints the sweep, setting
+this module's copies).
 """
 
 from __future__ import annotations
@@ -20,15 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from app.agent.scorer import Candidate
-
-MAX_SENTENCES = 3
-# P(answers) a sentence of the answering cards needs to be added after the lead, and its
-# share of the lead's.
-EXTRA_MIN = 0.8
-EXTRA_RATIO = 0.7
-# P(answers) the best sentence of a part needs for that part to be answered; below it, a
-# clause of its own is named as not covered.
-PART_MIN = 0.25
+from app.agent.tunables import EXTRA_MIN, EXTRA_RATIO, MAX_SENTENCES, PART_MIN
 
 
 @dataclass

@@ -15,12 +15,21 @@ from typing import Any, Protocol
 import httpx
 import numpy as np
 
-from app.agent.compose import MAX_SENTENCES, Composition, Part, compose
+from app.agent.compose import Composition, Part, compose
 from app.agent.context import context_block
 from app.agent.examples import ExampleBank
 from app.agent.safety import SYSTEM_RULES
 from app.agent.scorer import Candidate, Question, SentenceScorer, features, load_scorer
 from app.agent.sentence_labels import ANAPHORIC, numbered, sentence_labels
+from app.agent.tunables import (
+    BACKOFF_FIRST_S,
+    BACKOFF_MAX_S,
+    LOW_MOOD_BONUS,
+    MAX_SENTENCES,
+    REPAIR_ECHO_CHARS,
+    REQUEST_MARGIN_S,
+    URGENT_BONUS,
+)
 from app.agent.vectors import SentenceVectors
 from app.core.config import Settings
 from app.core.errors import DeadlineExceeded
@@ -229,8 +238,6 @@ class Generator(Protocol):
     ) -> Draft: ...
 
 
-URGENT_BONUS = 0.3  # in an emergency: a line that says where to get help
-LOW_MOOD_BONUS = 1.0  # told low mood: the line on where to get help leads
 _GET_HELP = re.compile(
     r"\b(?:samu|192|188|cvv|pronto-socorro|pronto socorro|emergencia|procure (?:ajuda|atendimento)|"
     r"ligue|atendimento imediato|imediatamente)\b"
@@ -418,9 +425,6 @@ class ExtractiveGenerator:
         return [*keep, guidance[0]]
 
 
-REQUEST_MARGIN_S = 4.0  # of REQUEST_DEADLINE_S kept for everything but the model
-
-
 class LLMOutputError(ValueError):
     """The model's reply is not the JSON object we asked for."""
 
@@ -503,7 +507,7 @@ class OpenAICompatibleGenerator:
                 )
                 if not retriable or attempt == attempts:
                     raise
-                backoff = min(0.5 * 2 ** (attempt - 1), 4.0)
+                backoff = min(BACKOFF_FIRST_S * 2 ** (attempt - 1), BACKOFF_MAX_S)
                 if backoff >= self._remaining(deadline):
                     raise DeadlineExceeded(
                         self.deadline_s, "no time left for another attempt"
@@ -534,7 +538,7 @@ class OpenAICompatibleGenerator:
             except LLMOutputError as first:
                 log.warning("LLM reply was malformed (%s); asking once for a repair", first)
                 messages += [
-                    {"role": "assistant", "content": content[:4000]},
+                    {"role": "assistant", "content": content[:REPAIR_ECHO_CHARS]},
                     {
                         "role": "user",
                         "content": "Sua resposta não era o objeto JSON pedido. Responda apenas "

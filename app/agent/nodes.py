@@ -32,6 +32,20 @@ from app.agent.safety import (
 )
 from app.agent.state import AgentState
 from app.agent.text import sentences
+from app.agent.tunables import (
+    BANK_FLOOR,
+    BANK_K,
+    BANK_WEIGHT,
+    CITE_FLOOR,
+    CONTEXT_BOOST,
+    EMERGENCY_BOOST,
+    LEXICAL_WEIGHT,
+    LONG_QUESTION,
+    NAME_BOOST,
+    SUGGESTION_SHARE,
+    SUGGESTIONS,
+    WIDEN,
+)
 from app.agent.verify import verify_draft
 from app.core.text import fold
 from app.core.vocabulary import Entry, Mention
@@ -40,17 +54,6 @@ from app.retrieval.models import ContextChunk
 from app.safety.pii import clean_question
 from app.safety.rules import rules
 
-# How much a card about the medicine or condition the question names is lifted in the
-# ranking (added to its cosine similarity; a card that only mentions it gets half).
-# Tuned on the tuning half of the golden set (README, "Answerability and focus").
-NAME_BOOST = 0.08
-CONTEXT_BOOST = 0.05  # cards the previous turn cited, for a follow-up
-# Weight of the card's lexical coverage of the question (IDF-weighted share of its content
-# words found in the card) added to the ranking score: catches what a short question's
-# embedding misses ("varfarina e couve pode?": couve is in card-017 only).
-LEXICAL_WEIGHT = 0.15
-CITE_FLOOR = 0.10
-LONG_QUESTION = 400  # characters: the answerability of a longer message is judged on its end
 # Cards the answer to an emergency should come from, by the card topics that name it.
 EMERGENCY_TOPICS = {
     "stroke": ("avc",),
@@ -68,10 +71,7 @@ EMERGENCY_TOPICS = {
 # metformina cards, the one that tells what to do in a dehydration (card-004), not how to
 # take the tablets (card-003)
 EMERGENCY_TEXT = {"dehydration": "desidrat"}
-EMERGENCY_BOOST = 0.15
-BANK_WEIGHT, BANK_FLOOR, BANK_K = 0.5, 0.5, 3  # example questions' votes (see `retrieve`)
 SUPPORT_TOPICS = {"saude mental", "cvv"}  # cards that may answer a self-harm question
-WIDEN = 3  # candidates fetched per card kept, so a boosted card can rise into the top_k
 
 
 # A question that asks for an amount to take ("quantas gotas de dipirona posso tomar?",
@@ -197,9 +197,7 @@ def retrieve(state: AgentState, runtime: Runtime[AgentDeps]) -> dict[str, Any]:
     }
     for card in state.get("context_cards", []):
         boost[card] = max(boost.get(card, 0.0), CONTEXT_BOOST)
-    # Known patient questions near this one vote for the card that answers them (tuning half:
-    # recall@1 0.926 -> 0.952 leave-one-out, at weight 0.5 over a similarity of 0.5, 3 nearest;
-    # 0.1-0.3 and floors 0.6-0.7 gained less).
+    # Known patient questions near this one vote for the card that answers them (tunables).
     votes = deps.bank.card_votes(np.asarray(state["query_vector"]), state["search_query"], k=BANK_K)
     for card, sim in votes.items():
         if sim > BANK_FLOOR:
@@ -332,8 +330,8 @@ def decide(state: AgentState, runtime: Runtime[AgentDeps]) -> dict[str, Any]:
     signals = {**decision.signals, "emergency": state.get("emergency_signals", {})}
     suggestions = []
     if not covered:
-        for c in state.get("candidates", [])[:3]:
-            if c.score >= deps.settings.min_similarity * 0.6:
+        for c in state.get("candidates", [])[:SUGGESTIONS]:
+            if c.score >= deps.settings.min_similarity * SUGGESTION_SHARE:
                 suggestions.append(
                     {
                         "id": c.id,
