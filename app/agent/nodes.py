@@ -21,8 +21,7 @@ from app.agent.generators import (
     is_guidance,
     speaks_to_stop,
 )
-from app.agent.parts import clauses
-from app.agent.safety import (
+from app.agent.messages import (
     CALM_LINE,
     ESCALATION,
     REFUSAL,
@@ -30,6 +29,7 @@ from app.agent.safety import (
     topic_prefix,
     uncovered_part,
 )
+from app.agent.parts import clauses
 from app.agent.state import AgentState
 from app.agent.text import sentences
 from app.agent.tunables import (
