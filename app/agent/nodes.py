@@ -12,13 +12,14 @@ from langgraph.runtime import Runtime
 
 from app.agent.answerability import content_terms
 from app.agent.answerability import decide as answerability
+from app.agent.decision import answer_signals, asked_mentions
 from app.agent.deps import AgentDeps
-from app.agent.focusing import answer_signals, asked_mentions, make_focus
 from app.agent.followup import focus_names, follow_up_topic, part_text, what_is_asked
 from app.agent.generators import (
     Focus,
     guidance_sentence,
     is_guidance,
+    make_focus,
     speaks_to_stop,
 )
 from app.agent.messages import (
