@@ -22,6 +22,7 @@ from app.agent.generators.focus import (
     need_of,
 )
 from app.agent.generators.guidance import (
+    add_guidance,
     guidance_sentence,
     is_guidance,
     portable_guidance,
@@ -43,6 +44,7 @@ __all__ = [
     "Generator",
     "LLMOutputError",
     "OpenAICompatibleGenerator",
+    "add_guidance",
     "guidance_sentence",
     "is_guidance",
     "make_focus",

@@ -12,6 +12,7 @@ import numpy as np
 
 from app.agent.generators.focus import Focus, mentions_name
 from app.agent.sentence_labels import ANAPHORIC, numbered, sentence_labels
+from app.agent.text import sentences
 from app.agent.vectors import SentenceVectors
 from app.core.text import fold
 from app.core.vocabulary import vocabulary
@@ -111,3 +112,40 @@ def guidance_sentence(
         ),
     )[0][0]
     return best[2], best[1]
+
+
+def add_guidance(
+    answer: str,
+    citations: list[str],
+    parents: list[ContextChunk],
+    focus: Focus | None,
+    vectors: SentenceVectors,
+    query_vector: np.ndarray,
+    generator: str | None,
+) -> tuple[str, list[str]]:
+    """The verified answer (and its citations) with the cards' guidance for a
+    stop/double/change question, whoever wrote it; when nothing verified is left, the
+    guidance alone rather than a refusal (the citations stay empty when there is none)."""
+    if (
+        focus
+        and focus.need
+        and citations
+        and not any(is_guidance(s, focus.need) for s in sentences(answer))
+        # the extractive answer already quotes its card's own words on stopping; a model's
+        # answer still gets the cards' explicit "não pare por conta própria"
+        and not (
+            focus.need == "stop"
+            and generator == "extractive"
+            and any(speaks_to_stop(s) for s in sentences(answer))
+        )
+    ):
+        found = guidance_sentence(parents, focus, vectors, query_vector, answer)
+        if found:
+            # after the answer: the card that answers keeps the first citation
+            answer = f"{answer} {found[0]} [cite:{found[1]}]"
+            citations = list(dict.fromkeys([*citations, found[1]]))
+    if not citations and focus and focus.need:
+        found = guidance_sentence(parents, focus, vectors, query_vector)
+        if found:
+            answer, citations = f"{found[0]} [cite:{found[1]}]", [found[1]]
+    return answer, citations
