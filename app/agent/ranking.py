@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from app.agent.answerability import QuestionBank, content_terms
+from app.agent.answerability import content_terms
+from app.agent.question_bank import QuestionBank
 from app.agent.state import AgentState
 from app.agent.tunables import (
     BANK_FLOOR,
