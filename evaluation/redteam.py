@@ -33,7 +33,7 @@ import httpx
 import yaml
 from pydantic import BaseModel
 
-from app.agent.safety import SYSTEM_RULES
+from app.agent.prompts import SYSTEM_RULES
 from evaluation.fake_llm import FakeLLM, answer, fake_llm
 from evaluation.golden import ROOT
 from evaluation.service import Service, ingest, service_env

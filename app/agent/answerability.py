@@ -30,6 +30,9 @@ from typing import Any
 
 import numpy as np
 
+# re-exported: app.api.resources and evaluation.answerability import them from here
+from app.agent.question_bank import BANK_PATH as BANK_PATH
+from app.agent.question_bank import QuestionBank as QuestionBank
 from app.agent.text import sentences
 from app.core.text import fold, tokenize
 from app.core.vocabulary import Mention
@@ -37,7 +40,6 @@ from app.retrieval.coverage import CardLexicon, everyday
 from app.retrieval.models import ContextChunk
 
 MODEL_PATH = Path(__file__).resolve().with_name("answerability_model.json")
-BANK_PATH = Path(__file__).resolve().with_name("answerability_bank.json")
 
 FEATURES = (
     "top_sim",
@@ -78,77 +80,6 @@ GENERIC = frozenset(
 )
 
 
-class QuestionBank:
-    """Patient questions of the tuning half, labelled covered or not, as the decision's
-    nearest neighbours: a new question close to known covered ones (or to known uncovered
-    ones) is evidence in itself. Written by the training (python -m evaluation.answerability);
-    embedded once per process."""
-
-    def __init__(
-        self,
-        texts: list[str],
-        covered: list[bool],
-        embed: Callable[[list[str]], np.ndarray],
-        cards: list[list[str]] | None = None,
-    ):
-        self.texts = texts
-        self.covered = np.array(covered, dtype=bool)
-        self.cards = cards if cards is not None else [[] for _ in texts]
-        self._embed = embed
-        self._vectors: np.ndarray | None = None
-        self._index = {t: i for i, t in enumerate(texts)}
-
-    @classmethod
-    def load(cls, embed: Callable[[list[str]], np.ndarray], path: Path = BANK_PATH) -> QuestionBank:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        questions = data["questions"]
-        return cls(
-            [q["text"] for q in questions],
-            [q["covered"] for q in questions],
-            embed,
-            [list(q.get("cards", [])) for q in questions],
-        )
-
-    def card_votes(self, vector: np.ndarray, text: str = "", k: int = 3) -> dict[str, float]:
-        """The cards that answer the k covered questions nearest to this one, each with the
-        similarity of its nearest: patient questions as extra vectors of the card that
-        answers them (the multi-vector "example questions" technique). The question itself,
-        if it is in the bank, is left out, so the tuning half is measured leave-one-out."""
-        if not len(self.texts):
-            return {}
-        sims = self.vectors @ vector
-        sims = np.where(self.covered, sims, -1.0)
-        own = self._index.get(text)
-        if own is not None:
-            sims = sims.copy()
-            sims[own] = -1.0
-        votes: dict[str, float] = {}
-        for i in np.argsort(-sims, kind="stable")[:k]:
-            if sims[i] <= -1.0 or not self.cards[i]:
-                continue
-            card = self.cards[i][0]
-            votes[card] = max(votes.get(card, -1.0), float(sims[i]))
-        return votes
-
-    @property
-    def vectors(self) -> np.ndarray:
-        if self._vectors is None:
-            self._vectors = self._embed(self.texts) if self.texts else np.zeros((0, 1))
-        return self._vectors
-
-    def features(self, vector: np.ndarray, exclude: int | None = None) -> dict[str, float]:
-        sims = self.vectors @ vector if len(self.texts) else np.zeros(0)
-        if exclude is not None:
-            sims = sims.copy()
-            sims[exclude] = -1.0
-        out = {}
-        for label, name in ((True, "in"), (False, "out")):
-            ranked = np.sort(sims[self.covered == label])[::-1]
-            out[f"bank_{name}_1"] = float(ranked[0]) if len(ranked) else 0.0
-            out[f"bank_{name}_3"] = float(ranked[:3].mean()) if len(ranked) else 0.0
-        return out
-
-
 @dataclass
 class Decision:
     outcome: str  # "answer" | "not_covered"
@@ -185,6 +116,33 @@ def mention_terms(mentions: list[Mention]) -> set[str]:
     }
 
 
+def _about_top(covered: list[Mention], lexicon: CardLexicon, top: str) -> float:
+    """1.0 when the top card is about a covered name the question gives, 0.5 when it only
+    mentions one, else 0.0."""
+    about_top = 0.0
+    for m in covered:
+        about, mentioned = lexicon.cards_for(m.entry)
+        if top in about:
+            about_top = 1.0
+        elif top in mentioned:
+            about_top = max(about_top, 0.5)
+    return about_top
+
+
+def _sentence_sim(
+    candidates: list[ContextChunk],
+    query_vector: np.ndarray,
+    sentence_vectors: Callable[[list[str]], np.ndarray],
+) -> float:
+    """The best similarity of the question to one sentence of the top card."""
+    sentence_sim = 0.0
+    if candidates:
+        card_sentences = sentences(candidates[0].text)
+        if card_sentences:
+            sentence_sim = float(np.max(sentence_vectors(card_sentences) @ query_vector))
+    return sentence_sim
+
+
 def features(
     query: str,
     mentions: list[Mention],
@@ -205,18 +163,8 @@ def features(
     unknown_w = sum(w for t, w in zip(terms, weights, strict=True) if t in unknown)
     covered = [m for m in mentions if m.entry.covered]
     named_cards = {c for m in covered for c in lexicon.cards_for(m.entry)[0]}
-    about_top = 0.0
-    for m in covered:
-        about, mentioned = lexicon.cards_for(m.entry)
-        if top in about:
-            about_top = 1.0
-        elif top in mentioned:
-            about_top = max(about_top, 0.5)
-    sentence_sim = 0.0
-    if candidates:
-        card_sentences = sentences(candidates[0].text)
-        if card_sentences:
-            sentence_sim = float(np.max(sentence_vectors(card_sentences) @ query_vector))
+    about_top = _about_top(covered, lexicon, top)
+    sentence_sim = _sentence_sim(candidates, query_vector, sentence_vectors)
     return {
         "top_sim": candidates[0].score if candidates else 0.0,
         "margin": (candidates[0].score - candidates[1].score) if len(candidates) > 1 else 0.0,

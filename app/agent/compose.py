@@ -9,8 +9,9 @@
 - Other sentences are added only from the cards that already answer, when the scorer is
   confident enough about them.
 
-The thresholds were chosen on the tuning authors (python -m evaluation.sentence_scorer
-prints the sweep); they are the only numbers here.
+The thresholds (MAX_SENTENCES, EXTRA_MIN, EXTRA_RATIO, PART_MIN) live in app.agent.tunables,
+chosen on the tuning authors (python -m evaluation.sentence_scorer prints the sweep, setting
+this module's copies).
 """
 
 from __future__ import annotations
@@ -20,15 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from app.agent.scorer import Candidate
-
-MAX_SENTENCES = 3
-# P(answers) a sentence of the answering cards needs to be added after the lead, and its
-# share of the lead's.
-EXTRA_MIN = 0.8
-EXTRA_RATIO = 0.7
-# P(answers) the best sentence of a part needs for that part to be answered; below it, a
-# clause of its own is named as not covered.
-PART_MIN = 0.25
+from app.agent.tunables import EXTRA_MIN, EXTRA_RATIO, MAX_SENTENCES, PART_MIN
 
 
 @dataclass
@@ -80,66 +73,97 @@ def compose(
     order = sorted(
         (i for i, ok in enumerate(eligible) if ok), key=lambda i: (-pool[i].score, pool[i].rank)
     )
-    chosen: list[Candidate] = []
-    groups: list[list[Candidate]] = []
-
-    def take(group: list[Candidate]) -> bool:
-        new = [c for c in group if c not in chosen]
-        if not new or len(chosen) + len(new) > max_sentences:
-            return False
-        chosen.extend(new)
-        groups.append(new)
-        return True
-
+    answer = _Answer(max_sentences)
     uncovered: list[str] = []
-    answering: set[str] = set()
     if len(parts) >= 2:
-        # each part in turn gets its best sentence, leaving a sentence of room for each part
-        # still to come; the first part's opens the answer
-        for k, part in enumerate(parts):
-            ranked = sorted(
-                (
-                    i
-                    for i, ok in enumerate(eligible)
-                    if ok and (part.cards is None or pool[i].card in part.cards)
-                ),
-                key=lambda i: (-float(part.scores[i]), pool[i].rank),
-            )
-            if not ranked or float(part.scores[ranked[0]]) < PART_MIN:
-                if part.clause:
-                    uncovered.append(part.text)
-                continue
-            if any(c is pool[ranked[0]] for c in chosen):
-                continue  # an earlier part's sentence already answers it
-            room = max_sentences - len(chosen) - (len(parts) - k - 1)
-            for i in ranked:
-                if float(part.scores[i]) < PART_MIN:
-                    break
-                group = _group(pool[i], by_sid, room)
-                if group and len(group) <= room and take(group):
-                    answering.add(pool[i].card)
-                    break
-    if not chosen:
+        uncovered = _answer_parts(answer, pool, eligible, parts, by_sid)
+    if not answer.chosen:
         for i in order:  # the lead
             group = _group(pool[i], by_sid, max_sentences)
-            if group and take(group):
-                answering.add(pool[i].card)
+            if group and answer.take(group):
+                answer.answering.add(pool[i].card)
                 break
-    if not chosen:
+    if not answer.chosen:
         return Composition([])
-    lead_score = groups[0][-1].score
+    _add_extras(answer, pool, order, by_sid)
+    return Composition(reading_order(answer.groups), uncovered, len(answer.groups[0]))
+
+
+@dataclass
+class _Answer:
+    """The answer as it is made: the sentences chosen, by group (a sentence with what it
+    needs before it), and the cards that answer."""
+
+    max_sentences: int
+    chosen: list[Candidate] = field(default_factory=list)
+    groups: list[list[Candidate]] = field(default_factory=list)
+    answering: set[str] = field(default_factory=set)
+
+    def take(self, group: list[Candidate]) -> bool:
+        new = [c for c in group if c not in self.chosen]
+        if not new or len(self.chosen) + len(new) > self.max_sentences:
+            return False
+        self.chosen.extend(new)
+        self.groups.append(new)
+        return True
+
+
+def _answer_parts(
+    answer: _Answer,
+    pool: list[Candidate],
+    eligible: list[bool],
+    parts: list[Part],
+    by_sid: dict[str, Candidate],
+) -> list[str]:
+    """Each part in turn gets its best sentence, leaving a sentence of room for each part
+    still to come; the first part's opens the answer. Returns the clauses no sentence
+    answers well enough."""
+    chosen, max_sentences = answer.chosen, answer.max_sentences
+    uncovered: list[str] = []
+    for k, part in enumerate(parts):
+        ranked = sorted(
+            (
+                i
+                for i, ok in enumerate(eligible)
+                if ok and (part.cards is None or pool[i].card in part.cards)
+            ),
+            key=lambda i: (-float(part.scores[i]), pool[i].rank),
+        )
+        if not ranked or float(part.scores[ranked[0]]) < PART_MIN:
+            if part.clause:
+                uncovered.append(part.text)
+            continue
+        if any(c is pool[ranked[0]] for c in chosen):
+            continue  # an earlier part's sentence already answers it
+        room = max_sentences - len(chosen) - (len(parts) - k - 1)
+        for i in ranked:
+            if float(part.scores[i]) < PART_MIN:
+                break
+            group = _group(pool[i], by_sid, room)
+            if group and len(group) <= room and answer.take(group):
+                answer.answering.add(pool[i].card)
+                break
+    return uncovered
+
+
+def _add_extras(
+    answer: _Answer, pool: list[Candidate], order: list[int], by_sid: dict[str, Candidate]
+) -> None:
+    """Other sentences of the cards that already answer, while the scorer is confident
+    enough about them (EXTRA_MIN, EXTRA_RATIO of the lead's) and there is room."""
+    chosen, max_sentences = answer.chosen, answer.max_sentences
+    lead_score = answer.groups[0][-1].score
     for i in order:
         c = pool[i]
-        if c in chosen or c.card not in answering:
+        if c in chosen or c.card not in answer.answering:
             continue
         if c.score < EXTRA_MIN or c.score < EXTRA_RATIO * lead_score:
             break
         group = _group(c, by_sid, max_sentences - len(chosen))
         if group:
-            take(group)
+            answer.take(group)
         if len(chosen) >= max_sentences:
             break
-    return Composition(reading_order(groups), uncovered, len(groups[0]))
 
 
 def reading_order(groups: list[list[Candidate]]) -> list[Candidate]:

@@ -6,10 +6,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from app.agent.answerability import QuestionBank
 from app.agent.examples import ExampleBank
 from app.agent.generators import Generator
 from app.agent.intent import IntentModel
+from app.agent.question_bank import QuestionBank
 from app.agent.vectors import SentenceVectors
 from app.core.config import Settings
 from app.core.vocabulary import Vocabulary

@@ -7,6 +7,7 @@ import re
 
 from app.agent.answerability import content_terms
 from app.agent.state import Turn
+from app.agent.tunables import ASKED_MIN_TERMS, FOLLOW_UP_WORDS
 from app.core.text import fold
 from app.core.vocabulary import Entry, Mention, Vocabulary
 
@@ -40,7 +41,9 @@ def follow_up_topic(
         return [], []
     words = fold(query).split()
     if not (
-        _CONTINUATION.match(fold(query)) or len(words) <= 6 or _REFERS_BACK.search(fold(query))
+        _CONTINUATION.match(fold(query))
+        or len(words) <= FOLLOW_UP_WORDS
+        or _REFERS_BACK.search(fold(query))
     ):
         return [], []
     # The names of the latest turn that named something, and the cards of the latest turn
@@ -71,7 +74,7 @@ def what_is_asked(query: str, mentions: list[Mention]) -> str | None:
         asked = asked[:start] + " " + asked[end:]
     asked = " ".join(asked.split())
     # One word left ("bombinha espaçador criança" -> "criança") says too little to choose by.
-    return asked if len(content_terms(asked)) >= 2 else None
+    return asked if len(content_terms(asked)) >= ASKED_MIN_TERMS else None
 
 
 def part_text(part: str, mentions: list[Mention], vocabulary: Vocabulary) -> str:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 
+from app.agent.tunables import MIN_TERMS
 from app.core.text import fold, tokenize
 
 # What opens a question of its own after "e" / "mas".
@@ -25,7 +26,6 @@ _BREAK = re.compile(
     rf"(?<=\?)\s+|[,;]\s+(?=(?:e|mas)\s+{_OPENS_QUESTION}\b)|(?<=[.!])\s+(?=(?:e|mas)\s)",
     re.IGNORECASE,
 )
-MIN_TERMS = 1
 
 
 def _content(text: str) -> int:

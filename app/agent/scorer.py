@@ -138,6 +138,27 @@ def lexical(groups: list[tuple[frozenset[str], float]], words: frozenset[str]) -
     return sum(w for g, w in groups if any(_has_term(t, words) for t in g)) / total
 
 
+def _intent_match(q: Question, pool: list[Candidate]) -> tuple[np.ndarray, np.ndarray]:
+    """intent_dot and intent_max: the sum and the best of the question's P(intent) over the
+    intents of each sentence's label (zero for a sentence without)."""
+    intents = q.intents if q.intents is not None else np.zeros(len(INTENTS))
+    index = {name: i for i, name in enumerate(INTENTS)}
+    dot, top = np.zeros(len(pool)), np.zeros(len(pool))
+    for i, c in enumerate(pool):
+        if c.label is not None and c.label.intents:
+            values = [float(intents[index[x]]) for x in c.label.intents]
+            dot[i], top[i] = sum(values), max(values)
+    return dot, top
+
+
+def _card_max(cards: list[str], values: np.ndarray) -> np.ndarray:
+    """Each value replaced by the best value of its card."""
+    best: dict[str, float] = {}
+    for card, v in zip(cards, values, strict=True):
+        best[card] = max(best.get(card, -math.inf), float(v))
+    return np.array([best[card] for card in cards])
+
+
 def features(
     q: Question,
     pool: list[Candidate],
@@ -155,21 +176,8 @@ def features(
     ex = np.array([max(ex_by.get(c.sid, 0.0), 0.0) for c in pool])
     has_ex = np.array([c.sid in ex_by for c in pool], dtype=float)
     lex = np.array([lexical(q.groups, _terms(c.text)) for c in pool])
-    intents = q.intents if q.intents is not None else np.zeros(len(INTENTS))
-    index = {name: i for i, name in enumerate(INTENTS)}
-    dot, top = np.zeros(len(pool)), np.zeros(len(pool))
-    for i, c in enumerate(pool):
-        if c.label is not None and c.label.intents:
-            values = [float(intents[index[x]]) for x in c.label.intents]
-            dot[i], top[i] = sum(values), max(values)
+    dot, top = _intent_match(q, pool)
     cards = [c.card for c in pool]
-
-    def card_max(values: np.ndarray) -> np.ndarray:
-        best: dict[str, float] = {}
-        for card, v in zip(cards, values, strict=True):
-            best[card] = max(best.get(card, -math.inf), float(v))
-        return np.array([best[card] for card in cards])
-
     best_rank = max(q.rank_scores.values(), default=0.0)
     medicines = {e.name for e in q.names if e.kind == "medicine"}
     aliases = tuple(a for e in q.names for a in e.aliases)
@@ -201,10 +209,10 @@ def features(
             ]
         )
     x = np.array(rows)
-    x[:, 2] = sim_asked - card_max(sim_asked)
+    x[:, 2] = sim_asked - _card_max(cards, sim_asked)
     x[:, 3] = sim_asked - float(np.max(sim_asked))
-    x[:, 6] = ex - card_max(ex)
-    x[:, 8] = lex - card_max(lex)
+    x[:, 6] = ex - _card_max(cards, ex)
+    x[:, 8] = lex - _card_max(cards, lex)
     return x
 
 

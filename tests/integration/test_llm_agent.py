@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 
 from app.agent.graph import Agent
-from app.agent.safety import REFUSAL, SYSTEM_RULES
+from app.agent.messages import REFUSAL
+from app.agent.prompts import SYSTEM_RULES
 from app.api.resources import Resources
 from app.core.config import Settings
 from app.embedding import get_embedder

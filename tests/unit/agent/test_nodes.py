@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from app.agent.followup import follow_up_topic
-from app.agent.nodes import refuse, rerank, respond, route
-from app.agent.safety import CALM_LINE, ESCALATION
+from app.agent.messages import CALM_LINE, ESCALATION
+from app.agent.nodes import refuse, respond, route
+from app.agent.ranking import rerank
 from app.core.vocabulary import vocabulary
 from app.retrieval.models import ContextChunk
 

@@ -1,58 +1,114 @@
-"""What the answer stays on (`Focus`) and the question as the sentence scorer reads it:
-the names asked about, the cards of other medicines, the words that choose a line, and what
-the scorer says of the cards the answer may cite."""
+"""What the answer stays on (`Focus`) and the question as the sentence scorer reads it: the
+names asked about, the cards of other medicines, what the patient needs (stop, double,
+change, a missed dose), the words that choose a line, and the cards' sentences scored once
+for the question. `make_focus` builds it from the run's state; the predicates below read a
+sentence against it."""
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from app.agent.answerability import GENERIC, mention_terms
-from app.agent.deps import AgentDeps
 from app.agent.followup import focus_names
-from app.agent.generators import LOW_MOOD, Focus, need_of
-from app.agent.scorer import Question
+from app.agent.scorer import Candidate, Question
 from app.agent.state import AgentState
 from app.core.text import fold, tokenize
 from app.core.thesaurus import thesaurus
-from app.core.vocabulary import Entry, Mention, Vocabulary
+from app.core.vocabulary import Entry, Mention, Vocabulary, vocabulary
 from app.retrieval.coverage import CardLexicon
 from app.retrieval.models import ContextChunk
 
-_SENTENCE = re.compile(r"[^.!?]*[.!?]+|[^.!?]+$")
+if TYPE_CHECKING:
+    from app.agent.deps import AgentDeps
 
 
-def asked_mentions(query: str, mentions: list[Mention]) -> list[Mention]:
-    """The names the decision judges: every covered one, and the uncovered ones of the
-    sentences that ask (those with a question mark; the last one when none has). An
-    uncovered name in the story around the question only describes the situation: "minha
-    mãe toma varfarina por causa de uma arritmia e adora couve. precisa cortar a couve?"
-    asks about couve, not about arritmia."""
-    spans = [(m.start(), m.end()) for m in _SENTENCE.finditer(query) if m.group().strip()]
-    if len(spans) < 2:
-        return mentions
-    asking = [(a, b) for a, b in spans if "?" in query[a:b]] or [spans[-1]]
+@dataclass
+class Focus:
+    """What the answer must stay on: the covered names the question (or the topic carried
+    from the previous turn) mentions, the cards about them, and what the patient needs."""
 
-    def asked(m: Mention) -> bool:
-        start, end = m.span
-        return end <= start or any(a <= start < b for a, b in asking)
+    names: list[Entry] = field(default_factory=list)
+    about: set[str] = field(default_factory=set)
+    need: str | None = None  # "stop" | "double" | "change" | "missed"
+    about_of: dict[str, set[str]] = field(default_factory=dict)  # card -> names it is about
+    cards_of: dict[str, set[str]] = field(default_factory=dict)  # name -> cards about it
+    foreign: set[str] = field(default_factory=set)  # cards about a medicine not asked about
+    card_medicines: dict[str, set[str]] = field(default_factory=dict)  # card -> its medicines
+    urgent: bool = False  # an emergency: the card's lines on what to do come first
+    asked: Any = None  # the question without the names it gives (AgentState.asked_vector)
+    low_mood: bool = False  # tells of sadness or hopelessness: where to get help comes first
+    question: Question | None = None  # the question as the sentence scorer reads it
+    clauses: list[Question] = field(default_factory=list)  # its parts, when it asks several
+    pool: list[Candidate] | None = None  # the cited cards' sentences, scored for `question`
+    scored_with: Any = None  # the scorer that scored `pool`
 
-    return [m for m in mentions if m.entry.covered or asked(m)]
+
+# Low mood told, not asked about ("tô muito triste e sem vontade de nada faz semanas"): the
+# cards' line on where to get help answers it, not how to take an antidepressant.
+LOW_MOOD = re.compile(
+    r"\b(?:(?:to|tou|estou|ando|me sinto|me sentindo|sinto|fico|ficando|anda|esta|ta) (?:muito |tao |bem |"
+    r"super |meio )?(?:triste|deprimid[oa]|desanimad[oa]|pra baixo|sem esperanca|desesperad[oa]|vazi[oa]|"
+    r"sozinh[oa]|angustiad[oa]|sem vontade)|sem vontade de (?:nada|fazer nada|viver|sair da cama)|"
+    r"chorando (?:o tempo todo|todo dia|toda hora|sem parar)|nao (?:tenho|sinto) (?:mais )?(?:vontade|"
+    r"animo|prazer) (?:de|pra|para|em) (?:nada|viver|fazer nada))\b"
+)
 
 
-def answer_signals(focus: Focus, deps: AgentDeps) -> dict[str, float]:
-    """What the sentence scorer says of the cards the answer may cite: the best P(answers)
-    of one of their sentences, and the best similarity of the question to one of their
-    sentences' example questions (kb/questions)."""
-    pool = focus.pool or []
-    if not pool or focus.question is None:
-        return {"answer_p": 0.0, "example_sim": 0.0}
-    cards = {c.card for c in pool}
-    exclude = getattr(deps.sentences, "exclude_author", None)
-    sims = deps.examples().similarities(focus.question.folded, exclude_author=exclude)
-    best = max((v for sid, v in sims.items() if sid.rsplit(":", 1)[0] in cards), default=0.0)
-    return {"answer_p": max(c.score for c in pool), "example_sim": max(best, 0.0)}
+_ASK = r"(?:posso|pode|podem|devo|deve|da pra|da para|quero|queria|vou|preciso|tenho que|tem que|seria bom|e bom|e melhor|ja posso)"
+# "cortar" is about the medicine only when it says so: "adoro couve, vou ter que cortar?" is
+# about the food.
+_CUT_PILL = r"cortar(?= (?:o |a |os |as )?(?:remedio|comprimido|dose|medicamento|ao meio|no meio|pela metade))"
+_CUT_STOP = (
+    r"cortar(?= (?:o |a |os |as )?(?:remedio|comprimido|dose|medicamento)s?\b"
+    r"(?! (?:ao meio|no meio|pela metade|em dois)))"
+)
+_NEEDS = {
+    "stop": rf"\b{_ASK}\s+(?:\w+\s+){{0,2}}?(?:parar|suspender|largar|deixar de tomar|interromper|tirar|"
+    rf"{_CUT_STOP}|abandonar|ficar sem)\b|\b(?:parei|larguei|suspendi|deixei de tomar|interrompi|parar de tomar|"
+    r"parar o remedio|parar com o remedio|nao tomar mais|sem o remedio|paro|largo|suspendo|"
+    r"interrompo|deixo de tomar|paramos|parando)\b",
+    "double": r"\b(?:dobr\w*|tomar dois|tomar duas|dose dupla|em dobro|tomar (?:mais|outro|outra) "
+    r"(?:comprimido|dose)|compens\w*|tomo de novo|tomar de novo|tomo outro|tomo outra)\b",
+    "change": rf"\b{_ASK}\s+(?:\w+\s+){{0,2}}?(?:aumentar|diminuir|reduzir|trocar|mudar|{_CUT_PILL}|partir|"
+    r"baixar|subir)\b|\b(?:aument|diminu|reduz|baix|sub)\w* (?:a|essa|minha) dose\b|"
+    r"\btomar (?:mais|menos) (?:remedio|comprimido|dose)\b|\bmeio comprimido\b",
+    "missed": r"\b(?:esqueci|esquecer|esqueceu|esquece|pulei|perdi a hora|nao tomei|"
+    r"deixei de tomar)\b",
+}
+
+
+def need_of(question: str) -> str | None:
+    folded = fold(question)
+    for need, pattern in _NEEDS.items():
+        if re.search(pattern, folded):
+            return need
+    return None
+
+
+def mentions_name(sentence: str, names: list[Entry]) -> bool:
+    folded = fold(sentence)
+    return any(re.search(rf"(?<!\w){re.escape(a)}(?!\w)", folded) for e in names for a in e.aliases)
+
+
+def names_other_medicine(sentence: str, names: list[Entry]) -> bool:
+    """Whether the sentence is about a medicine the question did not name."""
+    named = {e.name for e in names}
+    return any(
+        m.entry.kind == "medicine" and m.entry.name not in named
+        for m in vocabulary().find(sentence)
+        if m.exact
+    )
+
+
+def names_a_medicine_of(c: Any, focus: Focus) -> bool:
+    """Whether the sentence names another medicine its own card is about."""
+    asked = {e.name for e in focus.names}
+    others = focus.card_medicines.get(c.card, set()) - asked
+    return any(m.exact and m.entry.name in others for m in vocabulary().find(c.text))
 
 
 # Words that carry no topic for choosing a sentence: the decision's list, less the times of
