@@ -36,10 +36,11 @@ def _audit_counts() -> tuple[dict[str, int], Any]:
     """Count Chroma clients, embedders and build loads while measuring: none of them may
     happen per request."""
     import app.embedding as emb
-    import app.store.index as index
+    import app.store.calls as calls
+    from app.store.snapshot import BuildSnapshot
 
     counts = {"chroma_client_created": 0, "embedder_created": 0, "builds_loaded": 0}
-    saved_client, saved_load = index.make_client, index.BuildSnapshot.from_rows
+    saved_client, saved_load = calls.make_client, BuildSnapshot.from_rows
     embedders_before = len(emb._cache)
 
     def client(*a: Any, **k: Any) -> Any:
@@ -50,12 +51,12 @@ def _audit_counts() -> tuple[dict[str, int], Any]:
         counts["builds_loaded"] += 1
         return saved_load(*a, **k)
 
-    index.make_client = client
-    index.BuildSnapshot.from_rows = load  # type: ignore[method-assign]
+    calls.make_client = client
+    BuildSnapshot.from_rows = load  # type: ignore[method-assign]
 
     def restore() -> None:
-        index.make_client = saved_client
-        index.BuildSnapshot.from_rows = saved_load  # type: ignore[method-assign]
+        calls.make_client = saved_client
+        BuildSnapshot.from_rows = saved_load  # type: ignore[method-assign]
         counts["embedder_created"] = len(emb._cache) - embedders_before
 
     return counts, restore

@@ -200,7 +200,8 @@ def run(workdir: Path, base: Any) -> dict[str, Any]:
     from ingest.pipeline import build_rows
 
     logging.getLogger("ingest").setLevel(logging.WARNING)
-    logging.getLogger("app.store.index").setLevel(logging.WARNING)
+    for store_log in ("app.store.builds", "app.store.lock", "app.store.reads"):
+        logging.getLogger(store_log).setLevel(logging.WARNING)
     bundled = load_corpus(base.corpus_dir).cards
     sizes = [len(bundled), 200] if QUICK else [len(bundled), 1000, 10000]
     rows: list[dict[str, Any]] = []

@@ -5,7 +5,7 @@ already makes requests (user identity, tenant, database) on that session. A fres
 is made for every client (chromadb keys HTTP clients by a random id), so setting the
 timeout after construction left each new client's first requests unbounded: with the
 server gone, a reconnect could wait forever. The timeout is now set before the first
-request. Retries and deadlines live in app.store.index and app.store.deadline.
+request. Retries and deadlines live in app.store.calls and app.store.deadline.
 """
 
 from __future__ import annotations

@@ -39,7 +39,7 @@ def record_refusal(store: IndexStore, corpus_dir: str, problems: list[str]) -> N
         col = client.get_or_create_collection(_name(store), embedding_function=None)
         col.modify(metadata=meta)
 
-    store._call("record the refused corpus", write)
+    store.calls.call("record the refused corpus", write)
 
 
 def clear(store: IndexStore) -> None:
@@ -57,7 +57,7 @@ def read(store: IndexStore) -> dict[str, Any]:
         except NotFoundError:
             return None
 
-    meta = store._call("read the corpus status", get)
+    meta = store.calls.call("read the corpus status", get)
     if not meta or meta.get("status") != "refused":
         return {"status": "accepted"}
     return {

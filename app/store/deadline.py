@@ -3,8 +3,8 @@
 A request opens a deadline (app.api.deadline does it for every HTTP request, from
 REQUEST_DEADLINE_S). It travels in a ContextVar, so it follows the request into the
 worker threads that run the agent (anyio copies the context into them). While it is
-open, IndexStore gives each store call at most min(CHROMA_TIMEOUT_S, what is left) and
-retries only while time is left.
+open, ChromaCalls (app.store.calls) gives each store call at most min(CHROMA_TIMEOUT_S,
+what is left) and retries only while time is left.
 
 The chromadb HTTP client cannot bound a whole call: httpx timeouts apply to each connect,
 write and read separately, and the name lookup of the Chroma host runs before any of them

@@ -86,11 +86,11 @@ def test_a_build_dropped_mid_read_is_read_again_from_the_new_one(store: IndexSto
         return str(col.name)  # type: ignore[attr-defined]
 
     with pytest.raises(ChromaError, match="Missing metadata segment"):
-        store._with_active("query", read)  # the pointer has not moved: a real error
+        store.reads.on_active("query", read)  # the pointer has not moved: a real error
 
     ingest = IndexStore(store.settings)  # another process switches the build
     new, meta = write_build(ingest, rows)
     ingest.mark_ready(new, meta)
     ingest.activate(new)
     store.active_collection()  # still the cached old build
-    assert store._with_active("query", read) == new
+    assert store.reads.on_active("query", read) == new

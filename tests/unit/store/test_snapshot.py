@@ -11,8 +11,8 @@ import pytest
 from app.core.config import Settings
 from app.core.errors import IndexNotReadyError
 from app.retrieval.retriever import Retriever
-from app.store import index as index_module
 from app.store.index import IndexStore
+from app.store.snapshot import BuildSnapshot
 from ingest.corpus import load_corpus
 from ingest.pipeline import run_ingest
 from tests.fakes import FakeEmbedder
@@ -23,13 +23,13 @@ from tests.polling import wait_until
 def loads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Names of the builds whose snapshot was loaded, in order."""
     seen: list[str] = []
-    original = index_module.BuildSnapshot.from_rows
+    original = BuildSnapshot.from_rows
 
     def counting(name: str, *args: Any) -> Any:
         seen.append(name)
         return original(name, *args)
 
-    monkeypatch.setattr(index_module.BuildSnapshot, "from_rows", staticmethod(counting))
+    monkeypatch.setattr(BuildSnapshot, "from_rows", staticmethod(counting))
     return seen
 
 
@@ -81,7 +81,7 @@ def test_snapshot_loads_once_per_build_and_follows_a_switch(
     wait_until(new_text, timeout=10)  # the same store object, no restart
     retriever.search("zabumba")
     assert loads == [first.collection, second.collection]
-    assert store._snapshot is not None and store._snapshot.name == second.collection
+    assert store.loaded_build == second.collection
 
 
 def test_a_switch_to_a_build_made_differently_is_refused(
