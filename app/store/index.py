@@ -26,6 +26,7 @@ from datetime import UTC, datetime
 from functools import partial
 from typing import Any, TypeVar
 
+from app.core.cards import Card
 from app.core.config import Settings
 from app.core.errors import (
     DeadlineExceeded,
@@ -37,7 +38,7 @@ from app.core.errors import (
 )
 from app.store import deadline, schema
 from app.store.client import close, describe, make_client
-from app.store.schema import SCHEMA_VERSION, Row, StoredCard
+from app.store.schema import SCHEMA_VERSION, Row
 from app.store.snapshot import BuildSnapshot
 
 log = logging.getLogger(__name__)
@@ -585,11 +586,11 @@ class IndexStore:
 
         return self._with_active("get rows", run)
 
-    def get_card(self, card_id: str) -> StoredCard | None:
+    def get_card(self, card_id: str) -> Card | None:
         """A card of the active build, or None if it holds no such card."""
         return self.active_snapshot().card(card_id)
 
-    def list_cards(self, limit: int | None = None) -> list[StoredCard]:
+    def list_cards(self, limit: int | None = None) -> list[Card]:
         """Cards of the active build (up to `limit`), by id."""
         return list(self.active_snapshot().cards.values())[:limit]
 
