@@ -11,7 +11,7 @@ else names the fields one by one: the store serialises the model as JSON
 from __future__ import annotations
 
 from datetime import date
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
 
@@ -22,6 +22,11 @@ BODY_MIN_CHARS = 100
 BODY_MAX_CHARS = 12_000
 
 NonEmpty = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
+Audience = Literal["adult", "child", "elderly"]
+
+
+def _adults() -> list[Audience]:
+    return ["adult"]
 
 
 class Card(BaseModel):
@@ -42,6 +47,10 @@ class Card(BaseModel):
         Annotated[str, StringConstraints(strip_whitespace=True, min_length=3, max_length=200)]
         | None
     ) = Field(default=None, description="Who reviewed it, if recorded")
+    audience: Annotated[list[Audience], Field(min_length=1, max_length=3)] = Field(
+        default_factory=_adults,
+        description="Who the card is written for: adult, child, elderly (adult if not said)",
+    )
     text: Annotated[
         str,
         StringConstraints(
@@ -58,4 +67,11 @@ class Card(BaseModel):
                 f"review date {value.isoformat()} is in the future (today is "
                 f"{today.isoformat()}): record the date the review actually happened"
             )
+        return value
+
+    @field_validator("audience")
+    @classmethod
+    def _no_repeats(cls, value: list[Audience]) -> list[Audience]:
+        if len(set(value)) != len(value):
+            raise ValueError(f"audience {value} names a group twice")
         return value

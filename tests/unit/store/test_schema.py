@@ -3,6 +3,8 @@ and the build-compatibility check."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from app.core.cards import Card
@@ -46,6 +48,7 @@ def test_every_row_carries_the_whole_card(card_rows: list[tuple[Card, list[schem
             assert stored.text == card.text and stored.source == card.source
             assert stored.license == card.license
             assert stored == card  # every field, with its type (dates as dates)
+            assert stored.audience == card.audience and stored.audience
 
 
 def test_a_card_without_a_reviewer_reads_back_without_one(
@@ -117,3 +120,14 @@ def test_build_summary_reports_the_served_build() -> None:
         "chunks": 128,
         "embedding_model": "m",
     }
+
+
+def test_a_row_written_before_a_field_existed_reads_its_default(
+    card_rows: list[tuple[Card, list[schema.Row]]],
+) -> None:
+    """A card field added later (audience) does not make older builds unreadable."""
+    card, rows = card_rows[0]
+    written = json.loads(rows[0].metadata["card_json"])
+    del written["audience"]
+    old = {**rows[0].metadata, "card_json": json.dumps(written)}
+    assert schema.card_from(old).audience == ["adult"]
