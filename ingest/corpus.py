@@ -16,27 +16,14 @@ import logging
 import re
 from datetime import date, timedelta
 from pathlib import Path
-from typing import Annotated
 
 import yaml
-from pydantic import (
-    BaseModel,
-    ConfigDict,
-    Field,
-    StringConstraints,
-    ValidationError,
-    field_validator,
-)
+from pydantic import BaseModel, ValidationError
 
+from app.core.cards import Card
 from app.core.errors import CorpusError
 
 log = logging.getLogger("ingest")
-
-CARD_ID_PATTERN = r"^card-\d{3,6}$"  # card-001 ... card-999999
-# Bounds on the body: the upper one keeps the parent text, stored as Chroma metadata on
-# every subchunk row, well under Chroma's 16 KB per metadata value.
-BODY_MIN_CHARS = 100
-BODY_MAX_CHARS = 12_000
 
 _FRONT_MATTER = re.compile(r"\A---\s*\n(?P<meta>.*?)\n---\s*(?:\n|\Z)(?P<body>.*)\Z", re.DOTALL)
 
@@ -50,43 +37,6 @@ _Loader.yaml_implicit_resolvers = {
     key: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:timestamp"]
     for key, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
 }
-
-NonEmpty = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
-
-
-class Card(BaseModel):
-    """One validated card. `text` is the body, stripped."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    id: Annotated[str, StringConstraints(pattern=CARD_ID_PATTERN)]
-    title: Annotated[str, StringConstraints(strip_whitespace=True, min_length=3, max_length=200)]
-    topics: Annotated[list[NonEmpty], Field(min_length=1, max_length=8)]
-    source: Annotated[str, StringConstraints(strip_whitespace=True, min_length=3, max_length=500)]
-    license: Annotated[str, StringConstraints(strip_whitespace=True, min_length=2, max_length=100)]
-    accessed_at: date
-    reviewed_at: date
-    reviewed_by: (
-        Annotated[str, StringConstraints(strip_whitespace=True, min_length=3, max_length=200)]
-        | None
-    ) = None
-    text: Annotated[
-        str,
-        StringConstraints(
-            strip_whitespace=True, min_length=BODY_MIN_CHARS, max_length=BODY_MAX_CHARS
-        ),
-    ]
-
-    @field_validator("reviewed_at")
-    @classmethod
-    def _reviewed_in_the_past(cls, value: date) -> date:
-        today = date.today()
-        if value > today:
-            raise ValueError(
-                f"review date {value.isoformat()} is in the future (today is "
-                f"{today.isoformat()}): record the date the review actually happened"
-            )
-        return value
 
 
 class Corpus(BaseModel):

@@ -4,8 +4,13 @@ from __future__ import annotations
 
 import hashlib
 import re
+from datetime import date
 
 import numpy as np
+
+from app.core.cards import Card
+from app.retrieval.models import ContextChunk
+from app.store.schema import StoredChunk
 
 
 class FakeEmbedder:
@@ -29,3 +34,31 @@ class FakeEmbedder:
             if not norm:
                 out[row, 0] = 1.0
         return out
+
+
+def context_chunk(
+    card_id: str,
+    text: str = "t",
+    score: float = 0.5,
+    *,
+    title: str | None = None,
+    source: str = "s",
+    matched: tuple[int, int] | None = None,
+) -> ContextChunk:
+    """A retrieved card for unit tests, unvalidated (short texts and titles allowed).
+    `matched` is the (start, end) of the subchunk that matched in the text."""
+    card = Card.model_construct(
+        id=card_id,
+        title=card_id if title is None else title,
+        text=text,
+        source=source,
+        license="CC-BY-4.0",
+        topics=["t"],
+        accessed_at=date(2026, 1, 1),
+        reviewed_at=date(2026, 1, 1),
+    )
+    chunk = None
+    if matched is not None:
+        start, end = matched
+        chunk = StoredChunk(f"{card_id}::00", card_id, 0, start, end, text[start:end])
+    return ContextChunk(card=card, score=score, rank_score=score, matched=chunk)

@@ -254,7 +254,7 @@ def decide(
     aspects = [m for m in mentions if m.entry.kind == "aspect"]
     signals["uncovered_aspect"] = bool(aspects)
     if p >= model["threshold"] and not aspects:
-        top = candidates[0].metadata.get("title", candidates[0].id) if candidates else ""
+        top = (candidates[0].title or candidates[0].id) if candidates else ""
         return Decision(
             "answer", p, f"Os cartões cobrem a pergunta (cartão mais próximo: {top}).", signals
         )

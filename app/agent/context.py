@@ -49,17 +49,15 @@ def window(text: str, start: int, end: int, max_chars: int) -> str:
 
 
 def card_window(chunk: ContextChunk, max_chars: int) -> str:
-    meta = chunk.metadata
-    return window(
-        chunk.text, int(meta.get("matched_start", 0)), int(meta.get("matched_end", 0)), max_chars
-    )
+    start, end = (chunk.matched.start, chunk.matched.end) if chunk.matched else (0, 0)
+    return window(chunk.text, start, end, max_chars)
 
 
 def context_block(parents: list[ContextChunk], max_chars: int) -> str:
     """Cards as delimited data blocks; ids are card ids, the only citable ids."""
     parts = []
     for chunk in parents:
-        title = chunk.metadata.get("title", "")
+        title = chunk.title
         parts.append(
             f'<card id="{chunk.id}" title="{title}">\n{card_window(chunk, max_chars)}\n</card>'
         )

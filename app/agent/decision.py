@@ -147,8 +147,8 @@ def suggestions(candidates: list[ContextChunk], min_similarity: float) -> list[d
             out.append(
                 {
                     "id": c.id,
-                    "title": str(c.metadata.get("title", "")),
-                    "question": str(c.metadata.get("title", "")),
+                    "title": c.title,
+                    "question": c.title,
                 }
             )
     return out

@@ -74,11 +74,10 @@ def rerank(
 ) -> list[ContextChunk]:
     """Cards by retrieval's rank score (cosine + chunk bonus) + name boost + lexical
     coverage; `score` stays the cosine (the decision and the reports use it), the ranking
-    score is kept in the metadata."""
+    score is `rank_score`, rewritten here."""
     for c in candidates:
-        base = float(c.metadata.get("rank_score", c.score))
-        c.metadata["rank_score"] = round(
-            base + boost.get(c.id, 0.0) + LEXICAL_WEIGHT * lexical.get(c.id, 0.0), 6
+        c.rank_score = round(
+            c.rank_score + boost.get(c.id, 0.0) + LEXICAL_WEIGHT * lexical.get(c.id, 0.0), 6
         )
-    ranked = sorted(candidates, key=lambda c: (-c.metadata["rank_score"], c.id))
+    ranked = sorted(candidates, key=lambda c: (-c.rank_score, c.id))
     return ranked[:top_k]

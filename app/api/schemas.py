@@ -141,18 +141,6 @@ class SearchResponse(BaseModel):
     min_similarity: float
 
 
-class Card(BaseModel):
-    id: str
-    title: str
-    text: str
-    source: str
-    license: str
-    accessed_at: str
-    topics: list[str]
-    reviewed_at: str = Field(description="Date of the last clinical review (YYYY-MM-DD)")
-    reviewed_by: str | None = Field(default=None, description="Who reviewed it, if recorded")
-
-
 class ErrorDetail(BaseModel):
     code: str
     message: str

@@ -53,27 +53,8 @@ def rank_scores(hits: list[Hit], bonus: float = 0.0, window: int = 0) -> dict[st
 def expand(hit: Hit, build: BuildSnapshot, similarity: float, rank_score: float) -> ContextChunk:
     """The parent card of a subchunk hit, as a context chunk."""
     card = build.cards[hit.card_id]
-    chunk = build.chunks[hit.id]
     return ContextChunk(
-        id=card.id,
-        source=card.source,
-        text=card.text,
-        score=similarity,
-        metadata={
-            "title": card.title,
-            "license": card.license,
-            "topics": ", ".join(card.topics),
-            "accessed_at": card.accessed_at,
-            "source": card.source,
-            "rank_score": rank_score,
-            "matched_chunk_id": chunk.id,
-            "matched_chunk_index": chunk.index,
-            "matched_chunk_text": chunk.text,
-            "matched_start": chunk.start,
-            "matched_end": chunk.end,
-        },
-        parent_id=card.id,
-        chunk_index=0,
+        card=card, score=similarity, rank_score=rank_score, matched=build.chunks[hit.id]
     )
 
 

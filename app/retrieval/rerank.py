@@ -31,12 +31,12 @@ class Reranker:
         """Chunks ordered by the cross-encoder's score of (question, matched passage)."""
         if not chunks:
             return chunks
-        pairs = [(question, str(c.metadata.get("matched_chunk_text") or c.text)) for c in chunks]
+        pairs = [(question, c.matched_text) for c in chunks]
         with self._lock:
             scores = self._model.predict(pairs, show_progress_bar=False)
         for chunk, score in zip(chunks, scores, strict=True):
-            chunk.metadata["rerank_score"] = float(score)
-        return sorted(chunks, key=lambda c: -c.metadata["rerank_score"])
+            chunk.rerank_score = float(score)
+        return sorted(chunks, key=lambda c: -(c.rerank_score or 0.0))
 
 
 _cache: dict[str, Reranker] = {}

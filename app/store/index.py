@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from app.core.cards import Card
 from app.core.config import Settings
 from app.store.builds import Builds
 from app.store.calls import ChromaCalls
@@ -31,7 +32,7 @@ from app.store.examples import ExampleSets
 from app.store.lock import IngestLock
 from app.store.pointer import POINTER_TTL_S, ActivePointer
 from app.store.reads import Hit, QueryResult, Reads
-from app.store.schema import Row, StoredCard
+from app.store.schema import Row
 from app.store.snapshot import BuildSnapshot
 
 __all__ = ["POINTER_TTL_S", "Hit", "IndexStore", "QueryResult"]
@@ -168,10 +169,10 @@ class IndexStore:
     def get_rows(self, where: dict[str, Any] | None = None, limit: int | None = None) -> list[Row]:
         return self.reads.get_rows(where, limit)
 
-    def get_card(self, card_id: str) -> StoredCard | None:
+    def get_card(self, card_id: str) -> Card | None:
         return self.reads.get_card(card_id)
 
-    def list_cards(self, limit: int | None = None) -> list[StoredCard]:
+    def list_cards(self, limit: int | None = None) -> list[Card]:
         return self.reads.list_cards(limit)
 
     def lexical_rows(self) -> list[tuple[str, list[str]]]:

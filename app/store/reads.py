@@ -16,12 +16,13 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any, TypeVar
 
+from app.core.cards import Card
 from app.core.errors import IndexNotReadyError, StoreWriteError
 from app.store import schema
 from app.store.calls import ChromaCalls
 from app.store.paging import paged_get
 from app.store.pointer import ActivePointer
-from app.store.schema import Row, StoredCard
+from app.store.schema import Row
 from app.store.snapshot import BuildSnapshot
 
 log = logging.getLogger(__name__)
@@ -182,11 +183,11 @@ class Reads:
 
         return self.on_active("get rows", run)
 
-    def get_card(self, card_id: str) -> StoredCard | None:
+    def get_card(self, card_id: str) -> Card | None:
         """A card of the active build, or None if it holds no such card."""
         return self.active_snapshot().card(card_id)
 
-    def list_cards(self, limit: int | None = None) -> list[StoredCard]:
+    def list_cards(self, limit: int | None = None) -> list[Card]:
         """Cards of the active build (up to `limit`), by id."""
         return list(self.active_snapshot().cards.values())[:limit]
 

@@ -9,23 +9,24 @@ The collection's own metadata records how the build was made, so a process can t
 whether it may serve it (`expected_build` / `differences`).
 
 This module is the only one that names a metadata key. Everything else exchanges the
-types below: `Row` (what is written), `StoredCard` and `StoredChunk` (what is read back).
-Adding a field to a card means: the card model (ingest.corpus), `CardFields`,
-`StoredCard`, `row_from` and `card_from` here, and the API schema.
+types below: `Row` (what is written), `Card` (app.core.cards) and `StoredChunk` (what is
+read back). A row carries its whole card as one JSON value, so a field added to the card
+model is stored and read back with no change here.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import json
 from dataclasses import dataclass
 from datetime import date
 from typing import Any, Protocol
 
+from app.core.cards import Card
 from app.core.config import Settings
 from app.core.text import TOKENIZER_ID, tokenize
 
 # Bumped whenever the row format changes: a build with another version is never served.
-SCHEMA_VERSION = 4  # 4: cards carry their clinical review (reviewed_at, reviewed_by)
+SCHEMA_VERSION = 5  # 5: the card as one JSON value (app.core.cards)
 
 CHUNK_ID_SEPARATOR = "::"
 
@@ -35,14 +36,8 @@ _CHUNK_INDEX = "chunk_index"
 _CHUNK_START = "chunk_start"
 _CHUNK_END = "chunk_end"
 _TOKENS = "lexical_tokens"
-_TITLE = "parent_title"
-_TEXT = "parent_text"
-_LICENSE = "license"
-_TOPICS = "topics"
-_ACCESSED_AT = "accessed_at"
-_SOURCE = "source"
-_REVIEWED_AT = "reviewed_at"
-_REVIEWED_BY = "reviewed_by"
+_CARD = "card_json"  # the whole card, app.core.cards.Card as JSON
+_DATE_FIELDS = {name for name, f in Card.model_fields.items() if f.annotation is date}
 
 # Build (collection) metadata keys.
 _STATE = "state"
@@ -52,29 +47,6 @@ _CARD_COUNT = "card_count"
 _CHUNK_COUNT = "chunk_count"
 _EMBEDDING_MODEL = "embedding_model"
 EXAMPLES_HASH = "examples_hash"  # the example questions stored with the build
-
-
-class CardFields(Protocol):
-    """What a card offers to be stored (ingest.corpus.Card satisfies it)."""
-
-    @property
-    def id(self) -> str: ...
-    @property
-    def title(self) -> str: ...
-    @property
-    def text(self) -> str: ...
-    @property
-    def topics(self) -> Sequence[str]: ...
-    @property
-    def source(self) -> str: ...
-    @property
-    def license(self) -> str: ...
-    @property
-    def accessed_at(self) -> date: ...
-    @property
-    def reviewed_at(self) -> date: ...
-    @property
-    def reviewed_by(self) -> str | None: ...
 
 
 class ChunkFields(Protocol):
@@ -97,21 +69,6 @@ class Row:
     id: str
     document: str
     metadata: dict[str, Any]
-
-
-@dataclass(frozen=True)
-class StoredCard:
-    """A whole card as the active build holds it."""
-
-    id: str
-    title: str
-    text: str
-    source: str
-    license: str
-    accessed_at: str
-    topics: tuple[str, ...]
-    reviewed_at: str
-    reviewed_by: str | None
 
 
 @dataclass(frozen=True)
@@ -138,7 +95,7 @@ def card_id_of(row_id: str) -> str:
     return row_id.rsplit(CHUNK_ID_SEPARATOR, 1)[0]
 
 
-def row_from(card: CardFields, chunk: ChunkFields) -> Row:
+def row_from(card: Card, chunk: ChunkFields) -> Row:
     """The row of one subchunk, carrying the whole parent card."""
     return Row(
         id=chunk_id(card.id, chunk.index),
@@ -149,31 +106,18 @@ def row_from(card: CardFields, chunk: ChunkFields) -> Row:
             _CHUNK_START: chunk.start,
             _CHUNK_END: chunk.end,
             _TOKENS: " ".join(tokenize(chunk.text)),
-            _TEXT: card.text,
-            _TITLE: card.title,
-            _LICENSE: card.license,
-            _TOPICS: ", ".join(card.topics),
-            _ACCESSED_AT: card.accessed_at.isoformat(),
-            _SOURCE: card.source,
-            _REVIEWED_AT: card.reviewed_at.isoformat(),
-            _REVIEWED_BY: card.reviewed_by or "",  # Chroma stores no None
+            _CARD: card.model_dump_json(),
         },
     )
 
 
-def card_from(metadata: dict[str, Any]) -> StoredCard:
-    """The card a row's metadata carries."""
-    return StoredCard(
-        id=str(metadata[_PARENT_ID]),
-        title=str(metadata.get(_TITLE, "")),
-        text=str(metadata.get(_TEXT, "")),
-        source=str(metadata.get(_SOURCE, "")),
-        license=str(metadata.get(_LICENSE, "")),
-        accessed_at=str(metadata.get(_ACCESSED_AT, "")),
-        topics=tuple(t.strip() for t in str(metadata.get(_TOPICS, "")).split(",") if t.strip()),
-        reviewed_at=str(metadata.get(_REVIEWED_AT, "")),
-        reviewed_by=str(metadata.get(_REVIEWED_BY) or "") or None,
-    )
+def card_from(metadata: dict[str, Any]) -> Card:
+    """The card a row's metadata carries, as it was written: ingest validated it, and
+    the benchmark writes synthetic ids that the card id pattern would refuse."""
+    fields = json.loads(str(metadata[_CARD]))
+    for name in _DATE_FIELDS.intersection(fields):
+        fields[name] = date.fromisoformat(fields[name])
+    return Card.model_construct(**fields)
 
 
 def chunk_from(row_id: str, document: str, metadata: dict[str, Any]) -> StoredChunk:

@@ -13,15 +13,16 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from app.core.cards import Card
 from app.store import schema
-from app.store.schema import StoredCard, StoredChunk
+from app.store.schema import StoredChunk
 
 
 @dataclass(frozen=True)
 class BuildSnapshot:
     name: str
     metadata: dict[str, Any]
-    cards: dict[str, StoredCard]
+    cards: dict[str, Card]
     chunks: dict[str, StoredChunk]
 
     @classmethod
@@ -29,7 +30,7 @@ class BuildSnapshot:
         cls, name: str, metadata: dict[str, Any], rows: Iterable[tuple[str, Any, Any]]
     ) -> BuildSnapshot:
         """From (row id, document, metadata) triples of every row of the build."""
-        cards: dict[str, StoredCard] = {}
+        cards: dict[str, Card] = {}
         chunks: dict[str, StoredChunk] = {}
         for row_id, document, meta in rows:
             chunk = schema.chunk_from(row_id, document or "", meta or {})
@@ -39,5 +40,5 @@ class BuildSnapshot:
         ordered = {card_id: cards[card_id] for card_id in sorted(cards)}
         return cls(name, dict(metadata), ordered, chunks)
 
-    def card(self, card_id: str) -> StoredCard | None:
+    def card(self, card_id: str) -> Card | None:
         return self.cards.get(card_id)

@@ -1,4 +1,4 @@
-// The side panel with a cited card: full text, source, license, access date.
+// The side panel with a cited card: full text, source, license, access date, audience.
 // Opened from a chip (click, Enter or Space); Escape, the close button, "Voltar à
 // resposta" at its end, or the browser's Back button close it, and focus goes back to the
 // chip that opened it (Forward opens it again). When it covers the page (aria-modal,
@@ -7,6 +7,9 @@
 import { getCard } from "./api.js";
 import { el, clear, paragraphs, formatDate } from "./dom.js";
 import { errorNotice } from "./errors.js";
+
+// Who a card is written for (the card's `audience`), as the panel names it.
+const AUDIENCE = { adult: "adultos", child: "crianças", elderly: "idosos" };
 
 const FOCUSABLE = 'button:not([disabled]), a[href], summary, [tabindex]:not([tabindex="-1"])';
 
@@ -128,6 +131,8 @@ export class CardPanel {
     row("Licença", String(card.license || "não informada"));
     row("Acesso em", formatDate(card.accessed_at || "não informado"));
     if (card.reviewed_at) row("Revisado em", formatDate(card.reviewed_at) + (card.reviewed_by ? ` — ${card.reviewed_by}` : ""));
+    const groups = (card.audience || []).map((g) => AUDIENCE[g] || String(g));
+    if (groups.length) row("Para quem", groups.join(", "));
     row("Identificador", String(card.id || ""));
     this.content.append(
       ...(topics ? [topics] : []),

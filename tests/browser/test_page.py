@@ -109,6 +109,8 @@ def test_chip_opens_card_panel_by_click_and_keyboard(page: Page, artifacts: Path
     expect(meta).to_contain_text("CC-BY-4.0")
     expect(meta).to_contain_text("Acesso em")
     expect(meta).to_contain_text("20/05/2026")
+    expect(meta.locator("dt", has_text="Para quem")).to_have_count(1)
+    expect(meta.locator("dt:has-text('Para quem') + dd")).to_have_text("adultos, idosos")
     expect(panel.get_by_role("heading", name="Levotiroxina: como e quando tomar")).to_be_focused()
     # Beside the answer on a wide screen: not modal, the answer stays usable.
     expect(panel).to_have_attribute("aria-modal", "false")

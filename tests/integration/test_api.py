@@ -122,6 +122,16 @@ def test_card_lookup_shows_the_clinical_review(service: Service) -> None:
     )
 
 
+def test_card_lookup_says_who_the_card_is_for(service: Service) -> None:
+    corpus = {c.id: c for c in load_corpus(CARDS).cards}
+    for card_id, audience in [
+        ("card-036", ["elderly"]),
+        ("card-022", ["adult", "child", "elderly"]),
+    ]:
+        card = httpx.get(f"{service.url}/api/cards/{card_id}", timeout=10).json()
+        assert card["audience"] == audience == corpus[card_id].audience
+
+
 @pytest.mark.parametrize(
     ("body", "field"),
     [

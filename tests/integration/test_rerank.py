@@ -54,7 +54,7 @@ def test_reranker_reorders_a_capped_candidate_set(cross_encoder: str, tmp_path: 
     question = "devo tomar a levotiroxina com o estômago vazio?"
     before = plain.search(question, top_k=6).candidates
     result = reranked.search(question, top_k=3)
-    scores = [c.metadata["rerank_score"] for c in result.candidates]
+    scores = [c.rerank_score for c in result.candidates]
     assert len(result.candidates) == 3 and scores == sorted(scores, reverse=True)
     assert {c.id for c in result.candidates} <= {c.id for c in before}  # only the capped set
     assert "rerank" in result.timings_ms

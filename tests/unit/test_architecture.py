@@ -72,14 +72,12 @@ ROW_KEYS = {
     "chunk_start",
     "chunk_end",
     "lexical_tokens",
-    "parent_text",
-    "parent_title",
+    "card_json",
 }
 
 
 def test_only_the_store_names_row_metadata_keys() -> None:
-    """A row key as a string literal (a dict key, a `where` filter) outside app/store.
-    (`ContextChunk.chunk_index` is a model field of ADR-0020, not a stored key.)"""
+    """A row key as a string literal (a dict key, a `where` filter) outside app/store."""
     offenders = [
         f"{path.relative_to(ROOT)}:{node.lineno} {node.value!r}"
         for path in sources("app", "ingest")

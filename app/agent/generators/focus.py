@@ -148,7 +148,7 @@ def scorer_question(
         groups=word_groups(text, named, lexicon),
         names=focus.names,
         about=focus.about,
-        rank_scores={p.id: float(p.metadata.get("rank_score", p.score)) for p in parents},
+        rank_scores={p.id: p.rank_score for p in parents},
     )
 
 

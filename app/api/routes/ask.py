@@ -40,14 +40,14 @@ def to_response(state: AgentState) -> AskResponse:
     by_id = {p.id: p for p in state.get("parents", [])}
     citations = []
     for card in state.get("citations", []):
-        meta = by_id[card].metadata
+        cited = by_id[card].card
         citations.append(
             Citation(
                 id=card,
-                title=str(meta.get("title", "")),
-                source=str(meta.get("source", "")),
-                license=str(meta.get("license", "")),
-                accessed_at=str(meta.get("accessed_at", "")),
+                title=cited.title,
+                source=cited.source,
+                license=cited.license,
+                accessed_at=cited.accessed_at.isoformat(),
             )
         )
     return AskResponse(

@@ -8,7 +8,8 @@ from fastapi import APIRouter, HTTPException, Path
 from starlette.concurrency import run_in_threadpool
 
 from app.api.deps import ResourcesDep
-from app.api.schemas import Card, ErrorBody
+from app.api.schemas import ErrorBody
+from app.core.cards import Card
 
 router = APIRouter(prefix="/api/cards", tags=["cards"])
 
@@ -31,4 +32,4 @@ async def get_card(
     card = await run_in_threadpool(resources.store.get_card, card_id)
     if card is None:
         raise HTTPException(status_code=404, detail=f"no card with id {card_id!r}")
-    return Card.model_validate(card, from_attributes=True)
+    return card

@@ -28,11 +28,11 @@ async def search(body: AskRequest, resources: ResourcesDep) -> Response:
         results=[
             SearchResult(
                 id=c.id,
-                title=str(c.metadata.get("title", "")),
+                title=c.title,
                 score=round(c.score, 4),
                 passes_min_similarity=c.score >= gate,
-                matched_chunk_id=str(c.metadata.get("matched_chunk_id", "")),
-                matched_text=str(c.metadata.get("matched_chunk_text", "")),
+                matched_chunk_id=c.matched.id if c.matched else "",
+                matched_text=c.matched.text if c.matched else "",
             )
             for c in result.candidates
         ],

@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 
 from app.agent.context import ELLIPSIS, context_block, window
-from app.retrieval.models import ContextChunk
+from tests.fakes import context_chunk
 
 TEXT = " ".join(f"palavra{i:03d}" for i in range(200))  # 200 words of 11 chars
 
@@ -33,15 +33,7 @@ def test_match_at_the_end_is_kept_when_the_old_rule_would_drop_it() -> None:
 
 
 def test_context_block_uses_card_ids_and_windows() -> None:
-    chunk = ContextChunk(
-        id="card-017",
-        source="s",
-        text=TEXT,
-        score=0.5,
-        parent_id="card-017",
-        chunk_index=0,
-        metadata={"title": "Varfarina", "matched_start": 2000, "matched_end": 2199},
-    )
+    chunk = context_chunk("card-017", TEXT, title="Varfarina", matched=(2000, 2199))
     block = context_block([chunk], 600)
     assert block.startswith('<card id="card-017" title="Varfarina">\n' + ELLIPSIS)
     assert TEXT[2000:2199] in block

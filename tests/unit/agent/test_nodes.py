@@ -8,10 +8,11 @@ from app.agent.nodes import refuse, respond, route
 from app.agent.ranking import rerank
 from app.core.vocabulary import vocabulary
 from app.retrieval.models import ContextChunk
+from tests.fakes import context_chunk
 
 
 def chunk(card: str, score: float) -> ContextChunk:
-    return ContextChunk(id=card, source="s", text="t", score=score, metadata={"title": card})
+    return context_chunk(card, score=score)
 
 
 def test_route_follows_the_decision() -> None:

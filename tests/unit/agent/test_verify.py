@@ -4,19 +4,11 @@ from app.agent.citations import verify
 from app.agent.vectors import SentenceVectors
 from app.agent.verify import contradiction, verify_draft
 from app.retrieval.models import ContextChunk
-from tests.fakes import FakeEmbedder
+from tests.fakes import FakeEmbedder, context_chunk
 
 
 def card(card_id: str, text: str) -> ContextChunk:
-    return ContextChunk(
-        id=card_id,
-        source="s",
-        text=text,
-        score=0.9,
-        parent_id=card_id,
-        chunk_index=0,
-        metadata={"title": card_id},
-    )
+    return context_chunk(card_id, text, 0.9)
 
 
 CARDS = [

@@ -19,7 +19,7 @@ from app.feedback import service as service_module
 from app.feedback.ids import created_at_s, new_answer_id
 from app.feedback.service import FeedbackService, storable_question
 from app.feedback.store import AnswerRecord
-from app.retrieval.models import ContextChunk
+from tests.fakes import context_chunk
 from tests.polling import wait_until
 from tests.unit.feedback.helpers import count
 
@@ -71,8 +71,8 @@ def test_an_answer_record_holds_query_outcome_cards_scores_and_build(
         "query": "Meu, devo tomar a levotiroxina em jejum?",
         "citations": ["card-001"],
         "candidates": [
-            ContextChunk(id="card-001", source="s", text="t", score=0.52481),
-            ContextChunk(id="card-019", source="s", text="t", score=0.48493),
+            context_chunk("card-001", score=0.52481),
+            context_chunk("card-019", score=0.48493),
         ],
         "refused": False,
         "emergency": "medical",

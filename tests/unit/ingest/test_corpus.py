@@ -121,6 +121,28 @@ def test_review_date_in_the_future_is_refused_naming_file_and_field(corpus_copy:
     ]
 
 
+def test_audience_names_known_groups_once(corpus_copy: Path) -> None:
+    path = corpus_copy / "card-036.md"
+    _rewrite(path, "audience: [elderly]", "audience: [idosos, elderly, elderly]")
+    with pytest.raises(CorpusError) as info:
+        load_corpus(corpus_copy)
+    assert info.value.problems == [
+        f"{path}: audience.0: Input should be 'adult', 'child' or 'elderly'",
+    ]
+    _rewrite(path, "audience: [idosos, elderly, elderly]", "audience: [elderly, elderly]")
+    with pytest.raises(
+        CorpusError, match=r"card-036.md: audience: audience .* names a group twice"
+    ):
+        load_corpus(corpus_copy)
+
+
+def test_a_card_without_an_audience_is_for_adults(corpus_copy: Path) -> None:
+    _rewrite(corpus_copy / "card-036.md", "audience: [elderly]\n", "")
+    cards = {c.id: c for c in load_corpus(corpus_copy).cards}
+    assert cards["card-036"].audience == ["adult"]
+    assert load_corpus(CARDS).cards[35].audience == ["elderly"]
+
+
 def test_review_date_is_required(corpus_copy: Path) -> None:
     text = (corpus_copy / "card-012.md").read_text(encoding="utf-8")
     old = next(line for line in text.splitlines() if line.startswith("reviewed_at:"))

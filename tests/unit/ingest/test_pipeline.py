@@ -11,6 +11,7 @@ import pytest
 from app.core.config import Settings
 from app.core.errors import CorpusError, IngestLockedError, IngestVerificationError
 from app.retrieval.retriever import Retriever
+from app.store import schema
 from app.store.client import close, make_client
 from app.store.index import IndexStore
 from app.store.schema import SCHEMA_VERSION
@@ -49,10 +50,7 @@ def test_one_row_per_subchunk_with_parent_round_trip(
         parent, index = row.id.split("::")
         assert row.metadata["parent_id"] == parent
         assert row.metadata["chunk_index"] == int(index)
-        assert row.metadata["parent_text"] == by_id[parent].text
-        assert row.metadata["parent_title"] == by_id[parent].title
-        assert row.metadata["license"] == "CC-BY-4.0"
-        assert row.metadata["accessed_at"] == by_id[parent].accessed_at.isoformat()
+        assert schema.card_from(row.metadata) == by_id[parent]
         per_card.setdefault(parent, []).append(int(index))
     assert {k: len(v) for k, v in per_card.items()} == expected
     assert all(sorted(v) == list(range(len(v))) for v in per_card.values())

@@ -51,7 +51,7 @@ def test_hybrid_finds_a_lexical_match_and_keeps_cosine_for_the_gate(hybrid: Sett
     assert {"bm25", "fusion"} <= set(result.timings_ms)
     top = result.candidates[0]
     assert -1.0 <= top.score <= 1.0  # cosine, not the fused rank score
-    assert 0 < top.metadata["rank_score"] < 1
+    assert 0 < top.rank_score < 1
     gated = hybrid.model_copy(update={"min_similarity": 0.99})
     assert Retriever(IndexStore(gated), embedder, gated).search("hidroclorotiazida").parents == []
 

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from app.core.cards import Card
 from app.core.config import Settings
 from app.core.errors import IndexNotReadyError
 from app.retrieval.models import ContextChunk
@@ -18,19 +19,6 @@ from app.retrieval.retriever import Retriever
 from app.store import schema
 from app.store.index import Hit, IndexStore
 from app.store.snapshot import BuildSnapshot
-
-
-@dataclass(frozen=True)
-class FakeCard:
-    id: str
-    title: str
-    text: str
-    topics: tuple[str, ...] = ("a", "b")
-    source: str = "sintético"
-    license: str = "CC-BY-4.0"
-    accessed_at: date = date(2026, 5, 1)
-    reviewed_at: date = date(2026, 6, 1)
-    reviewed_by: str | None = None
 
 
 @dataclass(frozen=True)
@@ -43,7 +31,16 @@ class FakeChunk:
 
 def row(parent: str, index: int, text: str = "", title: str = "") -> schema.Row:
     """A stored row, built the way ingest builds one."""
-    card = FakeCard(parent, title or f"Título {parent}", text or f"texto inteiro de {parent}")
+    card = Card.model_construct(
+        id=parent,
+        title=title or f"Título {parent}",
+        text=text or f"texto inteiro de {parent}",
+        topics=["a", "b"],
+        source="sintético",
+        license="CC-BY-4.0",
+        accessed_at=date(2026, 5, 1),
+        reviewed_at=date(2026, 6, 1),
+    )
     return schema.row_from(card, FakeChunk(index, f"trecho {index} de {parent}"))
 
 
@@ -79,10 +76,12 @@ def test_dedupe_keeps_best_subchunk_per_parent() -> None:
     ]
     first = parents[0]
     assert first.text == "texto inteiro de card-001"
-    assert first.parent_id == "card-001" and first.chunk_index == 0
-    assert first.metadata["matched_chunk_id"] == "card-001::02"
-    assert first.metadata["matched_chunk_index"] == 2
-    assert first.metadata["title"] == "Título card-001"
+    assert first.matched is not None
+    assert (first.matched.id, first.matched.index) == ("card-001::02", 2)
+    assert first.matched.text == first.matched_text == "trecho 2 de card-001"
+    assert first.title == first.card.title == "Título card-001"
+    assert first.card.accessed_at == date(2026, 5, 1)
+    assert first.rank_score == first.score == 0.9
 
 
 def test_truncates_to_top_k_parents() -> None:
@@ -101,11 +100,6 @@ def test_gate_applies_to_best_per_parent_score() -> None:
     parents = dedupe(hits, top_k=5, min_similarity=0.3)
     assert [p.id for p in parents] == ["card-002"]
     assert dedupe(hits, top_k=5, min_similarity=0.6) == []
-
-
-def test_old_context_chunk_constructions_stay_valid() -> None:
-    chunk = ContextChunk(id="card-001", source="s", text="t", score=0.5, metadata={})
-    assert chunk.parent_id is None and chunk.chunk_index is None
 
 
 def seed(settings: Settings, rows: list[tuple[str, int, np.ndarray]]) -> IndexStore:
@@ -214,7 +208,7 @@ def test_a_card_matching_in_several_places_ranks_above_a_single_match() -> None:
     assert [p.id for p in ranked] == ["card-002", "card-001", "card-003"]
     # The score (gate, API) is still the best cosine; the rank score carries the bonus.
     assert [p.score for p in ranked] == [0.59, 0.60, 0.40]
-    assert ranked[0].metadata["rank_score"] == pytest.approx(0.59 + 2 * 0.025)
+    assert ranked[0].rank_score == pytest.approx(0.59 + 2 * 0.025)
     # Only subchunks within the window count.
     narrow = dedupe_and_expand(hits, build, top_k=3, bonus=0.025, window=2)
     assert [p.id for p in narrow] == ["card-001", "card-002", "card-003"]

@@ -54,8 +54,8 @@ def test_queries_read_ids_and_distances_only(
     assert includes and all(inc == ["distances"] for inc in includes)
     card = load_corpus(embedded_settings.corpus_dir).cards[5]  # card-006, insulin storage
     top = next(c for c in result.candidates if c.id == card.id)
-    assert top.text == card.text and top.metadata["title"] == card.title
-    assert top.metadata["matched_chunk_text"]  # the subchunk text, from the snapshot
+    assert top.text == card.text and top.title == card.title
+    assert top.matched and top.matched.text  # the subchunk text, from the snapshot
 
 
 def test_snapshot_loads_once_per_build_and_follows_a_switch(
