@@ -11,7 +11,7 @@ import pytest
 
 from app.agent.graph import Agent
 from app.agent.safety import REFUSAL, SYSTEM_RULES
-from app.api.resources import Resources
+from app.composition import Resources
 from app.core.config import Settings
 from app.embedding import get_embedder
 from app.store.index import IndexStore
