@@ -207,7 +207,7 @@ def _hybrid_steps(store: Any, embedder: Any, settings: Any, qs: list[str], round
 def in_process(
     base: Any, chroma_path: Path, threads: int, rounds: int
 ) -> tuple[dict[str, Any], RawFloor]:
-    from app.api.resources import Resources
+    from app.composition import Resources
 
     settings = base.model_copy(
         update={"chroma_mode": "embedded", "chroma_path": chroma_path, "torch_threads": threads}

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from app.agent.graph import Agent
-from app.api.resources import Resources
+from app.composition import Resources
 from app.core.config import Settings
 from app.embedding import get_embedder
 from app.store.index import IndexStore

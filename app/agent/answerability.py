@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-# re-exported: app.api.resources and evaluation.answerability import them from here
+# re-exported: app.composition and evaluation.answerability import them from here
 from app.agent.question_bank import BANK_PATH as BANK_PATH
 from app.agent.question_bank import QuestionBank as QuestionBank
 from app.agent.text import sentences

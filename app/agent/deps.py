@@ -1,5 +1,5 @@
 """The run's dependencies of the agent graph (LangGraph's `runtime.context`): built once
-per process (app.api.resources) and read by the nodes (app.agent.nodes)."""
+per process (app.composition) and read by the nodes (app.agent.nodes)."""
 
 from __future__ import annotations
 

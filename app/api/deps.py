@@ -6,7 +6,7 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 
-from app.api.resources import Resources
+from app.composition import Resources
 
 
 def get_resources(request: Request) -> Resources:

@@ -14,9 +14,9 @@ from fastapi.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.api import deadline, docs, errors, metrics
-from app.api.resources import Resources
 from app.api.routes import admin, ask, cards, feedback, health, search
 from app.api.security import EdgeGuard
+from app.composition import Resources
 from app.core.config import Settings, get_settings
 from app.core.logging import setup_logging
 from app.feedback.service import get_feedback

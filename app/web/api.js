@@ -76,6 +76,20 @@ async function send(url, init, limit) {
   }
 }
 
+/** POST `body` as JSON, uncached, accepting `accept`; the response, as send() gives it. */
+function postJson(path, body, accept, limit) {
+  return send(
+    path,
+    {
+      method: "POST",
+      headers: headers({ "Content-Type": "application/json", Accept: accept }),
+      body: JSON.stringify(body),
+      cache: "no-store",
+    },
+    limit,
+  );
+}
+
 /** A non-2xx response as an ApiError, with the server's {"error": {...}} when present. */
 async function httpError(response) {
   let code = "";
@@ -107,16 +121,7 @@ export async function askStream(question, { history = [], onDelta = () => {}, si
   const limit = deadline(ASK_TIMEOUT_MS, signal);
   const body = history.length ? { question, history } : { question };
   try {
-    const response = await send(
-      "/api/ask/stream",
-      {
-        method: "POST",
-        headers: headers({ "Content-Type": "application/json", Accept: "text/event-stream" }),
-        body: JSON.stringify(body),
-        cache: "no-store",
-      },
-      limit,
-    );
+    const response = await postJson("/api/ask/stream", body, "text/event-stream", limit);
     if (!response.ok) throw await httpError(response);
     const type = response.headers.get("content-type") || "";
     if (!type.startsWith("text/event-stream") || !response.body) {
@@ -188,16 +193,7 @@ export async function sendFeedback(answerId, helpful, reason = null) {
   const body = { answer_id: answerId, helpful };
   if (reason) body.reason = reason;
   try {
-    const response = await send(
-      "/api/feedback",
-      {
-        method: "POST",
-        headers: headers({ "Content-Type": "application/json", Accept: "application/json" }),
-        body: JSON.stringify(body),
-        cache: "no-store",
-      },
-      limit,
-    );
+    const response = await postJson("/api/feedback", body, "application/json", limit);
     if (!response.ok) throw await httpError(response);
   } finally {
     limit.done();

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from app.api.resources import Resources
+from app.composition import Resources
 from app.core.config import Settings
 from app.store.index import IndexStore
 from ingest.pipeline import run_ingest

@@ -12,7 +12,7 @@ import pytest
 from app.agent.graph import Agent
 from app.agent.messages import REFUSAL
 from app.agent.prompts import SYSTEM_RULES
-from app.api.resources import Resources
+from app.composition import Resources
 from app.core.config import Settings
 from app.embedding import get_embedder
 from app.store.index import IndexStore

@@ -1,7 +1,10 @@
 """The layout rules of issue 15, checked on the source itself (ast, no imports run):
 
-- store and core sit at the bottom: they never import retrieval, the agent, the API or
-  feedback;
+- the layers import downwards only: api, evaluation and bench on top; the composition
+  root (app/composition.py, which builds a process's store, retriever and agent) under
+  them; the agent, retrieval, safety and feedback under it; store and core at the bottom;
+- evaluation/ and bench/ build their agent from the composition root, never through the
+  API (issue 26);
 - no function in app/, ingest/ or bench/ is longer than 80 lines;
 - only app/store names a stored metadata key of a row.
 """
@@ -20,8 +23,13 @@ MAX_FUNCTION_LINES = 80
 KNOWN_LONG: set[str] = set()
 
 
-def sources(*folders: str) -> list[Path]:
-    return sorted(p for folder in folders for p in (ROOT / folder).rglob("*.py"))
+def sources(*places: str) -> list[Path]:
+    """The .py files under each folder, or the file itself."""
+    out: list[Path] = []
+    for place in places:
+        path = ROOT / place
+        out.extend([path] if path.is_file() else path.rglob("*.py"))
+    return sorted(out)
 
 
 def imported_modules(path: Path) -> set[str]:
@@ -35,15 +43,41 @@ def imported_modules(path: Path) -> set[str]:
     return out
 
 
-@pytest.mark.parametrize("layer", ["app/store", "app/core"])
-def test_store_and_core_never_import_upper_layers(layer: str) -> None:
-    upper = ("app.retrieval", "app.agent", "app.api", "app.feedback")
-    offenders = [
+def importers(places: tuple[str, ...], modules: tuple[str, ...]) -> list[str]:
+    """Each import of one of `modules` (or a module inside one) in the files of `places`."""
+    return [
         f"{path.relative_to(ROOT)} imports {module}"
-        for path in sources(layer)
+        for path in sources(*places)
         for module in sorted(imported_modules(path))
-        if module.startswith(upper)
+        if any(module == m or module.startswith(f"{m}.") for m in modules)
     ]
+
+
+TOP = ("app.api", "evaluation", "bench")
+COMPOSITION = "app.composition"
+# Each layer and what it must never import: the layers above it.
+LAYERS = {
+    "app/composition.py": TOP,
+    "app/agent": (*TOP, COMPOSITION),
+    "app/safety": (*TOP, COMPOSITION),
+    "app/feedback": (*TOP, COMPOSITION),
+    "app/retrieval": (*TOP, COMPOSITION, "app.agent"),
+    "app/store": (*TOP, COMPOSITION, "app.agent", "app.retrieval", "app.feedback"),
+    "app/core": (*TOP, COMPOSITION, "app.agent", "app.retrieval", "app.feedback"),
+}
+
+
+@pytest.mark.parametrize("layer", list(LAYERS))
+def test_layers_never_import_upper_layers(layer: str) -> None:
+    offenders = importers((layer,), LAYERS[layer])
+    assert not offenders, offenders
+
+
+def test_evaluation_and_bench_never_import_the_api() -> None:
+    """They build the agent with app.composition; a module import inside a function counts
+    too. (evaluation.service starts the served app as a subprocess: a string, not an
+    import.)"""
+    offenders = importers(("evaluation", "bench"), ("app.api",))
     assert not offenders, offenders
 
 

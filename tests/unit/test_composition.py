@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from app.api.resources import Resources
+from app.composition import Resources
 from app.core.config import Settings
 
 

@@ -1,4 +1,9 @@
-"""Per-process resources, created in the app's lifespan (after gunicorn forks)."""
+"""The composition root: what one process builds to answer questions (the store, the
+embedder, the retriever, the agent and its dependencies), and how it warms them and
+follows a switched build.
+
+The API creates it in its lifespan, in each worker after gunicorn forks (app.api.main);
+the evaluation and the benchmarks build the same agent from here, without the API."""
 
 from __future__ import annotations
 
