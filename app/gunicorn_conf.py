@@ -63,7 +63,7 @@ os.environ["PROMETHEUS_MULTIPROC_DIR"] = _metrics_dir
 def child_exit(server: object, worker: object) -> None:
     from prometheus_client import multiprocess
 
-    multiprocess.mark_process_dead(worker.pid)  # type: ignore[attr-defined]
+    multiprocess.mark_process_dead(worker.pid)  # type: ignore[attr-defined,no-untyped-call]
 
 
 def on_exit(server: object) -> None:

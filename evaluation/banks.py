@@ -15,7 +15,8 @@ from pathlib import Path
 import yaml
 
 from app.core.text import fold
-from app.safety.emergency import DATA, concept_hits
+from app.safety.concepts import concept_hits
+from app.safety.emergency import DATA
 from evaluation.authored import load_authors
 from evaluation.golden import (
     load_conversations,

@@ -21,7 +21,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from app.agent.scorer import Candidate
-from app.agent.tunables import EXTRA_MIN, EXTRA_RATIO, MAX_SENTENCES, PART_MIN
+
+# Re-exported on purpose: evaluation.sentence_scorer sweeps them by setting them here.
+from app.agent.tunables import EXTRA_MIN as EXTRA_MIN
+from app.agent.tunables import EXTRA_RATIO as EXTRA_RATIO
+from app.agent.tunables import MAX_SENTENCES
+from app.agent.tunables import PART_MIN as PART_MIN
 
 
 @dataclass

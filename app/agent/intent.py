@@ -48,7 +48,8 @@ class IntentModel:
     def predict(self, vector: np.ndarray) -> np.ndarray:
         """P(intent) for each intent, in INTENTS order."""
         z = self.coef @ np.asarray(vector, dtype=np.float32) + self.intercept
-        return 1.0 / (1.0 + np.exp(-z))
+        out: np.ndarray = 1.0 / (1.0 + np.exp(-z))
+        return out
 
     def vector_of(self, intents: tuple[str, ...] | list[str]) -> np.ndarray:
         out = np.zeros(len(self.classes), dtype=np.float32)

@@ -255,7 +255,8 @@ class SentenceScorer:
         if not len(x):
             return np.zeros(0)
         z = ((x - self.mean) / self.scale) @ self.coef + self.intercept
-        return 1.0 / (1.0 + np.exp(-z))
+        out: np.ndarray = 1.0 / (1.0 + np.exp(-z))
+        return out
 
 
 @lru_cache(maxsize=2)

@@ -77,6 +77,6 @@ MULTIPROCESS = values.ValueClass is not values.MutexValue
 def render() -> Response:
     if MULTIPROCESS:
         registry = CollectorRegistry()
-        multiprocess.MultiProcessCollector(registry)
+        multiprocess.MultiProcessCollector(registry)  # type: ignore[no-untyped-call]
         return Response(generate_latest(registry), media_type=CONTENT_TYPE_LATEST)
     return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)

@@ -43,7 +43,7 @@ def cached_embed(embed: Embed, model_id: str, directory: Path | None) -> Embed:
             return embed(texts)
         path = directory / f"{cache_key(model_id, texts)}.npy"
         try:
-            vectors = np.load(path, allow_pickle=False)
+            vectors: np.ndarray = np.load(path, allow_pickle=False)
             if vectors.shape[0] == len(texts):
                 return vectors
         except (OSError, ValueError):

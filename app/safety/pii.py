@@ -315,7 +315,7 @@ class PersonalDataStripper:
             supported_languages=[LANGUAGE],
             default_score_threshold=SCORE_THRESHOLD,
         )
-        self._anonymizer = AnonymizerEngine()
+        self._anonymizer = AnonymizerEngine()  # type: ignore[no-untyped-call]
 
     def find(self, text: str) -> list[Any]:
         return list(self._analyzer.analyze(text=text, language=LANGUAGE))

@@ -18,7 +18,8 @@ from typing import Any, TypeVar
 from app.core.config import Settings
 from app.core.errors import DeadlineExceeded, StoreUnavailableError, StoreWriteError
 from app.store import deadline
-from app.store.client import close, describe, make_client
+from app.store.client import close, describe
+from app.store.client import make_client as make_client  # bench/floor.py counts its calls
 
 T = TypeVar("T")
 

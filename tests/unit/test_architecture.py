@@ -120,3 +120,16 @@ def test_only_the_store_names_row_metadata_keys() -> None:
         if isinstance(node, ast.Constant) and node.value in ROW_KEYS
     ]
     assert not offenders, offenders
+
+
+MAX_MODULE_LINES = 500
+
+
+def test_no_product_module_is_longer_than_500_lines() -> None:
+    """Word lists and tables go to data files (kb/), as the emergency rules do."""
+    long = {
+        str(path.relative_to(ROOT)): n
+        for path in sources("app", "ingest")
+        if (n := len(path.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES
+    }
+    assert not long, f"modules over {MAX_MODULE_LINES} lines: {long}"
