@@ -27,7 +27,7 @@ CATEGORIES = [
     ("dedupe, rank, expand to cards", ("app/retrieval/parents.py",)),
     ("extractive generator", ("ExtractiveGenerator.generate", "SentenceVectors")),
     ("verification", ("app/agent/verify.py", "app/agent/citations.py")),
-    ("question hygiene, emergency detection", ("app/agent/safety.py",)),
+    ("question hygiene, emergency detection", ("app/safety/",)),
     ("LangGraph", ("langgraph", "langchain_core")),
     ("retrieval, other", ("app/retrieval/", "app/store/")),
     ("agent, other", ("app/agent/",)),
