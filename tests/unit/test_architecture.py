@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.unit.layout import long_functions, long_modules
+
 ROOT = Path(__file__).resolve().parents[2]
 MAX_FUNCTION_LINES = 80
 # Functions over the limit in code this branch does not own, to be split by their owners.
@@ -81,19 +83,8 @@ def test_evaluation_and_bench_never_import_the_api() -> None:
     assert not offenders, offenders
 
 
-def long_functions() -> dict[str, int]:
-    out = {}
-    for path in sources("app", "ingest", "bench"):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                lines = (node.end_lineno or node.lineno) - node.lineno + 1
-                if lines > MAX_FUNCTION_LINES:
-                    out[f"{path.relative_to(ROOT)}:{node.name}"] = lines
-    return out
-
-
 def test_no_function_is_longer_than_80_lines() -> None:
-    found = long_functions()
+    found = long_functions(sources("app", "ingest", "bench"), MAX_FUNCTION_LINES)
     new = {name: n for name, n in found.items() if name not in KNOWN_LONG}
     assert not new, f"functions over {MAX_FUNCTION_LINES} lines: {new}"
     fixed = KNOWN_LONG - set(found)
@@ -127,9 +118,5 @@ MAX_MODULE_LINES = 500
 
 def test_no_product_module_is_longer_than_500_lines() -> None:
     """Word lists and tables go to data files (kb/), as the emergency rules do."""
-    long = {
-        str(path.relative_to(ROOT)): n
-        for path in sources("app", "ingest")
-        if (n := len(path.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES
-    }
+    long = long_modules(sources("app", "ingest"), MAX_MODULE_LINES)
     assert not long, f"modules over {MAX_MODULE_LINES} lines: {long}"

@@ -13,6 +13,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from tests.unit.layout import long_functions, long_modules
+
 ROOT = Path(__file__).resolve().parents[3]
 AGENT = ROOT / "app" / "agent"
 MAX_MODULE_LINES = 300
@@ -21,26 +23,6 @@ MAX_FUNCTION_LINES = 60
 
 def modules(root: Path = AGENT) -> list[Path]:
     return sorted(root.rglob("*.py"))
-
-
-def long_modules(root: Path = AGENT) -> dict[str, int]:
-    out = {}
-    for path in modules(root):
-        lines = len(path.read_text(encoding="utf-8").splitlines())
-        if lines > MAX_MODULE_LINES:
-            out[str(path.relative_to(root.parents[1]))] = lines
-    return out
-
-
-def long_functions(root: Path = AGENT) -> dict[str, int]:
-    out = {}
-    for path in modules(root):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                lines = (node.end_lineno or node.lineno) - node.lineno + 1
-                if lines > MAX_FUNCTION_LINES:
-                    out[f"{path.relative_to(root.parents[1])}:{node.name}"] = lines
-    return out
 
 
 def private_imports(path: Path) -> list[str]:
@@ -52,12 +34,12 @@ def private_imports(path: Path) -> list[str]:
 
 
 def test_no_agent_module_is_longer_than_300_lines() -> None:
-    found = long_modules()
+    found = long_modules(modules(), MAX_MODULE_LINES)
     assert not found, f"modules over {MAX_MODULE_LINES} lines: {found}"
 
 
 def test_no_agent_function_is_longer_than_60_lines() -> None:
-    found = long_functions()
+    found = long_functions(modules(), MAX_FUNCTION_LINES)
     assert not found, f"functions over {MAX_FUNCTION_LINES} lines: {found}"
 
 
