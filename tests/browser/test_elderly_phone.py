@@ -1,5 +1,6 @@
 """An elderly patient on a phone (issue 27, in part), against the real service: one source
-chip per cited card, and counts that say what they count (in the right number)."""
+chip per cited card, counts that say what they count (and in the right number), and the
+"Detalhes técnicos" in plain Portuguese."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import re
 from typing import Any
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Locator, Page, expect
 
 from tests.browser.helpers import (
     FIRST_TURN,
@@ -22,6 +23,19 @@ from tests.browser.helpers import (
 pytestmark = pytest.mark.browser
 
 FRANCE = "qual a capital da França?"  # refused by the real service: not covered
+# What the old "Detalhes técnicos" printed as it came: the decision's signal names.
+OLD_KEYS = (
+    "top_sim",
+    "threshold",
+    "margin",
+    "p_covered",
+    "coverage_top",
+    "answer_p",
+    "names:",
+    "emergency:",
+    "subkind",
+    "signals",
+)
 
 
 def cited_ids(result: dict[str, Any]) -> list[str]:
@@ -91,3 +105,54 @@ def test_two_sources_are_counted_in_the_plural(screen: Page) -> None:
     expect(page.locator("#answer-body .chip")).to_have_count(2)
     expect(page.locator("#history-list .history__state")).to_have_text(["2 fontes"])
     expect(page.locator("#main")).not_to_contain_text("(s)")
+
+
+def open_details(page: Page) -> Locator:
+    details = page.locator("#answer-extra details")
+    details.get_by_text("Detalhes técnicos").click()
+    expect(details).to_have_attribute("open", "")
+    return details
+
+
+def check_details(details: Locator, result: dict[str, Any]) -> None:
+    """Portuguese only; the cards consulted with their titles, highest score first."""
+    cards = details.locator(".details__cards li")
+    expected = sorted(result["retrieval"], key=lambda r: -r["score"])
+    expect(cards).to_have_count(len(expected))
+    for item, card in zip(cards.all(), expected, strict=True):
+        expect(item).to_have_attribute("data-card", card["id"])
+        # The title comes in (from the card itself when the answer did not cite it).
+        expect(item.locator(".details__card-title")).not_to_have_text(
+            re.compile(r"^card-|carregando|indisponível|sem título")
+        )
+    scores = re.findall(r"semelhança (\d+,\d+)", " ".join(cards.all_inner_texts()))
+    shown = [float(x.replace(",", ".")) for x in scores]
+    assert shown == sorted(shown, reverse=True) and len(shown) == len(expected), shown
+    text = details.inner_text()
+    assert "[object Object]" not in text
+    for key in OLD_KEYS:
+        assert key not in text, (key, text)
+    assert not re.search(r"\b[a-z]+_[a-z_]+\b", text), text  # no snake_case name at all
+    assert "{" not in text and "}" not in text, text  # no JSON
+
+
+def test_technical_details_in_portuguese(screen: Page) -> None:
+    page = screen
+    answered = ask_real(page, FIRST_TURN, expect_state="answered")
+    details = open_details(page)
+    check_details(details, answered)
+    expect(details).to_contain_text("Por que foi respondida")
+    expect(details).to_contain_text(answered["decision"]["reason"])
+    expect(details.locator('.details__cards li[data-card="card-001"]')).to_contain_text(
+        "Levotiroxina: como e quando tomar"
+    )
+    expect(details.locator('.details__cards li[data-card="card-001"]')).to_contain_text(
+        "citado na resposta"
+    )
+
+    refused = ask_real(page, FRANCE, expect_state="refused")
+    details = open_details(page)
+    check_details(details, refused)
+    expect(details).to_contain_text("Por que não foi respondida")
+    expect(details).to_contain_text(refused["decision"]["reason"])
+    expect(details).not_to_contain_text("citado na resposta")
