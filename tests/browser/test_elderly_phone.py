@@ -1,6 +1,7 @@
 """An elderly patient on a phone (issue 27, in part), against the real service: one source
-chip per cited card, counts that say what they count (and in the right number), and the
-"Detalhes técnicos" in plain Portuguese."""
+chip per cited card, counts that say what they count (and in the right number), the
+"Detalhes técnicos" in plain Portuguese, and the card panel taking focus to its close button
+and keeping Tab inside it where it covers the page."""
 
 from __future__ import annotations
 
@@ -17,12 +18,14 @@ from tests.browser.helpers import (
     citation,
     final,
     fulfill_sse,
+    is_phone,
     sse,
 )
 
 pytestmark = pytest.mark.browser
 
 FRANCE = "qual a capital da França?"  # refused by the real service: not covered
+INSIDE_PANEL = "document.getElementById('card-panel').contains(document.activeElement)"
 # What the old "Detalhes técnicos" printed as it came: the decision's signal names.
 OLD_KEYS = (
     "top_sim",
@@ -156,3 +159,29 @@ def test_technical_details_in_portuguese(screen: Page) -> None:
     expect(details).to_contain_text("Por que não foi respondida")
     expect(details).to_contain_text(refused["decision"]["reason"])
     expect(details).not_to_contain_text("citado na resposta")
+
+
+def test_card_panel_takes_focus_and_keeps_it_on_the_phone(screen: Page) -> None:
+    page = screen
+    ask_real(page, FIRST_TURN, expect_state="answered")
+    chip = page.locator('#answer-body .chip[data-card="card-001"]')
+    chip.click()
+    panel = page.get_by_role("dialog", name="Levotiroxina: como e quando tomar")
+    close = panel.get_by_role("button", name="Fechar cartão")
+    back = panel.get_by_role("button", name="Voltar à resposta")
+    expect(close).to_be_focused()
+    expect(panel.locator(".card-text p").first).to_be_visible()
+    expect(close).to_be_focused()  # the card arriving does not move focus
+    if is_phone(page):
+        expect(panel).to_have_attribute("aria-modal", "true")
+        back.focus()
+        page.keyboard.press("Tab")
+        expect(close).to_be_focused()  # not the footer, not the page behind
+        page.keyboard.press("Shift+Tab")
+        expect(back).to_be_focused()
+        for key in ["Tab"] * 6 + ["Shift+Tab"] * 6:
+            page.keyboard.press(key)
+            assert page.evaluate(INSIDE_PANEL), f"{key} took focus out of the card"
+    page.keyboard.press("Escape")
+    expect(panel).to_be_hidden()
+    expect(chip).to_be_focused()
