@@ -32,19 +32,26 @@ const EMERGENCY = {
   },
 };
 
-/** Appends answer text piece by piece: paragraphs on blank lines, chips for markers. */
+/**
+ * Appends answer text piece by piece: paragraphs on blank lines, chips for markers. A card
+ * gets one chip, where the answer first cites it: a later marker of the same card adds
+ * nothing (a second chip would open the same card and count it twice).
+ */
 class StreamRenderer {
   constructor(container) {
     this.container = container;
     this.paragraph = null;
     this.newlines = 0; // newlines seen but not yet applied (a "\n\n" may span two deltas)
     this.text = "";
+    this.cards = new Set(); // the cards that already have their chip
   }
 
   append(piece) {
     this.text += piece;
     for (const part of tokenize(piece)) {
       if (part.type === "cite") {
+        if (this.cards.has(part.id)) continue;
+        this.cards.add(part.id);
         this.flushNewlines();
         this.current().append(createChip(part.id));
         continue;

@@ -5,8 +5,9 @@ import { askStream, sendFeedback, ApiError } from "./api.js";
 import { AnswerView } from "./answer.js";
 import { CardPanel } from "./card-panel.js";
 import { FeedbackBox } from "./feedback.js";
-import { QuestionHistory } from "./history.js";
+import { QuestionHistory, isAnswered } from "./history.js";
 import { QuestionForm } from "./question-form.js";
+import { counted } from "./text.js";
 
 const $ = (id) => document.getElementById(id);
 const status = $("status");
@@ -65,14 +66,21 @@ const questions = new QuestionHistory($("history"), {
 
 let busy = false;
 
-/** The bar under the question box: how many answered questions the next one follows. */
+/**
+ * The bar under the question box: the questions of this conversation the next one follows,
+ * and how many of them the cards answered (a refusal or an escalation is not "respondida").
+ */
 function showConversation() {
-  const count = questions.conversation.length;
-  $("conversation").hidden = count === 0;
-  const plural = count === 1 ? "" : "s";
+  const turns = questions.conversation;
+  const answered = turns.filter((item) => isAnswered(item.result)).length;
+  $("conversation").hidden = turns.length === 0;
+  const count =
+    answered === turns.length
+      ? counted(answered, "pergunta respondida", "perguntas respondidas")
+      : `${counted(turns.length, "pergunta", "perguntas")} nesta conversa, ` +
+        (answered ? counted(answered, "respondida", "respondidas") : "nenhuma respondida");
   $("conversation-text").textContent =
-    `Conversa em andamento: ${count} pergunta${plural} respondida${plural}. ` +
-    "A próxima pode continuar o mesmo assunto.";
+    `Conversa em andamento: ${count}. A próxima pode continuar o mesmo assunto.`;
 }
 
 $("new-conversation").addEventListener("click", () => {

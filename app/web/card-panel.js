@@ -1,8 +1,9 @@
 // The side panel with a cited card: full text, source, license, access date, audience.
 // Opened from a chip (click, Enter or Space); Escape, the close button, "Voltar à
 // resposta" at its end, or the browser's Back button close it, and focus goes back to the
-// chip that opened it (Forward opens it again). When it covers the page (aria-modal,
-// narrow screens) Tab and Shift+Tab stay inside it.
+// chip that opened it (Forward opens it again). Opening puts focus on its close button
+// (a screen reader reads the dialog's name, the card's title, with it). When it covers the
+// page (aria-modal, narrow screens) Tab and Shift+Tab stay inside it.
 
 import { getCard } from "./api.js";
 import { el, clear, paragraphs, formatDate } from "./dom.js";
@@ -17,6 +18,7 @@ export class CardPanel {
   constructor(root, { onToggle = () => {} } = {}) {
     this.root = root;
     this.title = root.querySelector("#card-panel-title");
+    this.closeButton = root.querySelector("#card-panel-close");
     this.content = root.querySelector("#card-panel-content");
     this.onToggle = onToggle;
     this.opener = null;
@@ -25,7 +27,7 @@ export class CardPanel {
     // page; closing otherwise goes back over that entry (and ignores its popstate).
     this.pushed = false;
     this.ignorePops = 0;
-    root.querySelector("#card-panel-close").addEventListener("click", () => this.close());
+    this.closeButton.addEventListener("click", () => this.close());
     root.querySelector("#card-panel-back").addEventListener("click", () => this.close());
     document.addEventListener("keydown", (event) => {
       if (event.key === "Escape" && !this.root.hidden && !event.defaultPrevented) {
@@ -33,7 +35,9 @@ export class CardPanel {
         this.close();
       }
     });
-    root.addEventListener("keydown", (event) => this.trapTab(event));
+    // On the document, not the panel: a Tab pressed while focus is outside it (on the
+    // page's body after a click on the inert page) still lands inside.
+    document.addEventListener("keydown", (event) => this.trapTab(event));
     window.addEventListener("popstate", (event) => {
       if (this.ignorePops > 0) {
         this.ignorePops -= 1;
@@ -60,15 +64,23 @@ export class CardPanel {
     }
   }
 
-  /** Tab from the last control goes to the first one (and back) while the panel is modal. */
+  /**
+   * While the panel is modal, Tab from its last control goes to the first one and Shift+Tab
+   * from the first to the last; from anywhere outside the panel Tab goes to its first
+   * control (Shift+Tab to its last). Nothing behind it (the footer included) is reached.
+   */
   trapTab(event) {
-    if (event.key !== "Tab" || this.root.getAttribute("aria-modal") !== "true") return;
+    if (event.key !== "Tab" || this.root.hidden) return;
+    if (this.root.getAttribute("aria-modal") !== "true") return;
     const items = [...this.root.querySelectorAll(FOCUSABLE)].filter((n) => n.getClientRects().length);
     if (!items.length) return;
     const first = items[0];
     const last = items[items.length - 1];
     const active = document.activeElement;
-    if (event.shiftKey && active === first) {
+    if (!this.root.contains(active)) {
+      event.preventDefault();
+      (event.shiftKey ? last : first).focus();
+    } else if (event.shiftKey && active === first) {
       event.preventDefault();
       last.focus();
     } else if (!event.shiftKey && active === last) {
@@ -102,7 +114,7 @@ export class CardPanel {
     clear(this.content);
     this.content.append(el("p", { class: "loading" }, el("span", { class: "spinner", "aria-hidden": "true" }), "Carregando o cartão…"));
     this.root.setAttribute("aria-busy", "true");
-    this.title.focus();
+    this.closeButton.focus();
     try {
       const card = await getCard(id);
       if (this.requested !== id) return; // another chip was opened meanwhile

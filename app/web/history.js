@@ -4,12 +4,13 @@
 // yet a reload or Back-then-Forward no longer loses them. "Limpar" deletes them at once.
 // Choosing one shows its answer again, or asks again when it never got one.
 //
-// The answered turns of the current conversation are what a follow-up question carries
-// (`turns()`, sent as the API's `history`); "Nova conversa" starts a new one, and the
-// list shows where it started.
+// The turns of the current conversation that got a reply (an answer, a refusal or an
+// escalation) are what a follow-up question carries (`turns()`, sent as the API's
+// `history`); only answers count as answered (`isAnswered`). "Nova conversa" starts a new
+// one, and the list shows where it started.
 
 import { el, clear } from "./dom.js";
-import { shorten, MAX_QUESTION_CHARS } from "./text.js";
+import { counted, shorten, MAX_QUESTION_CHARS } from "./text.js";
 
 const MAX_ITEMS = 8;
 const SHOWN_CHARS = 120; // a question longer than this is shortened in the list
@@ -55,6 +56,20 @@ function validItem(raw) {
   };
 }
 
+/**
+ * Whether a stored answer answered the question with the cards: a refusal (not covered)
+ * and an emergency escalation are turns of the conversation, but not answered ones.
+ */
+export function isAnswered(result) {
+  return Boolean(result) && !result.refused && !result.emergency;
+}
+
+/** The distinct cards an answer cites (a card cited twice is one source). */
+function sourceCount(result) {
+  const cited = Array.isArray(result.citations) ? result.citations : [];
+  return new Set(cited.map((c) => c && c.id).filter((id) => typeof id === "string")).size;
+}
+
 /** One turn as the API takes it: the question (at most 500 characters) and its cards. */
 function turnOf(item) {
   const question = [...item.question.trim()].slice(0, HISTORY_CHARS).join("").trim();
@@ -91,7 +106,10 @@ export class QuestionHistory {
     return this.items[0] || null;
   }
 
-  /** The answered items of the current conversation, newest first. */
+  /**
+   * The items of the current conversation that got a reply (an answer, a refusal or an
+   * escalation: what a follow-up carries), newest first; `isAnswered` tells them apart.
+   */
   get conversation() {
     return this.items.filter((i) => i.conversation === this.current && i.result);
   }
@@ -193,7 +211,9 @@ export class QuestionHistory {
           ? "alerta de emergência"
           : item.result.refused
             ? "fora da base"
-            : `${Array.isArray(item.result.citations) ? item.result.citations.length : 0} fonte(s)`;
+            : sourceCount(item.result)
+              ? counted(sourceCount(item.result), "fonte", "fontes")
+              : "sem fontes";
       const button = el(
         "button",
         { type: "button", class: "history__item" },

@@ -19,3 +19,11 @@ export function shorten(text, max) {
 export function formatCount(n) {
   return Number(n).toLocaleString("pt-BR");
 }
+
+/**
+ * A count with its word in the right number: counted(1, "fonte", "fontes") -> "1 fonte",
+ * counted(2, ...) -> "2 fontes" (Portuguese uses the plural for zero too). Never "(s)".
+ */
+export function counted(n, singular, plural) {
+  return `${formatCount(n)} ${n === 1 ? singular : plural}`;
+}

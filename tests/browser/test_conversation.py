@@ -118,12 +118,17 @@ def test_history_is_bounded_and_kept_in_the_tab(page: Page) -> None:
     ask(page, "e à noite?", expect_state="error")
     page.context.set_offline(False)
     insulin = ask_real(page, "como guardar a insulina?", expect_state="answered")
-    expect(page.locator("#conversation")).to_contain_text("4 perguntas respondidas")
+    # Four turns, three of them answered: the refusal is a turn, not an answered one.
+    expect(page.locator("#conversation")).to_contain_text(
+        "4 perguntas nesta conversa, 3 respondidas"
+    )
 
     page.reload()  # the conversation is kept in the tab
     wait_done(page, "answered")
     expect(page.locator("#asked-text")).to_have_text("como guardar a insulina?")
-    expect(page.locator("#conversation")).to_contain_text("4 perguntas respondidas")
+    expect(page.locator("#conversation")).to_contain_text(
+        "4 perguntas nesta conversa, 3 respondidas"
+    )
     ask(page, FOLLOW_UP)
     # The last three answered turns, oldest first; each question within the API's 500
     # characters; the cards each answer cited (none for the refusal).

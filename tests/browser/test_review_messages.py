@@ -236,10 +236,13 @@ def test_decision_is_shown_to_support_in_plain_words(screen: Page) -> None:
         "outcome": "answer",
         "reason": "A pergunta cita a levotiroxina e o cartão dela responde sobre o jejum.",
         "signals": {
-            "top_score": 0.8123,
-            "named_terms": ["levotiroxina", "jejum"],
-            "covered": True,
-            "rule": "<b>termo coberto</b>",
+            "p_covered": 0.937,
+            "threshold": 0.2664,
+            "top_sim": 0.8123,
+            "names": ["<b>levotiroxina</b>"],
+            "emergency": {"concepts": [], "p": {"none": 0.9, "medical": 0.06}},
+            "coverage_top": 1.0,
+            "rule": {"nested": True},
         },
     }
     answered(page, decision=decision, topic="levotiroxina", answer_id=ANSWER_ID)
@@ -248,16 +251,23 @@ def test_decision_is_shown_to_support_in_plain_words(screen: Page) -> None:
     details.get_by_text("Detalhes técnicos").click()
     expect(details).to_contain_text("Decisão")
     expect(details).to_contain_text("respondida com os cartões")
+    expect(details).to_contain_text("Por que foi respondida")
     expect(details).to_contain_text(decision["reason"])
+    # The signals in Portuguese (issue 27): the known ones in words, the others counted,
+    # never a key or an object as the service wrote it.
     signals = details.locator(".details__signals li")
     expect(signals).to_have_text(
         [
-            "top_score: 0,812",
-            "named_terms: levotiroxina, jejum",
-            "covered: sim",
-            "rule: <b>termo coberto</b>",
+            "chance de os cartões cobrirem a pergunta: 94% (mínimo para responder: 27%)",
+            "semelhança do cartão mais próximo, na decisão: 0,81",
+            "medicamentos reconhecidos na pergunta: <b>levotiroxina</b>",
+            "chance de emergência: emergência médica 6%",
+            "mais 2 sinais internos, não mostrados aqui (estão na resposta da API)",
         ]
     )
+    text = details.inner_text()
+    for raw in ("[object Object]", "top_sim", "coverage_top", "rule", "nested"):
+        assert raw not in text, raw
     expect(details.locator("b")).to_have_count(0)
     expect(details).to_contain_text("Assunto assumido")
     expect(details).to_contain_text(ANSWER_ID)

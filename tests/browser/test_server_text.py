@@ -30,7 +30,7 @@ XSS = '<img src=x onerror="alert(1)"><script>alert(2)</script><b>negrito</b>'
 def test_hostile_server_text_is_rendered_literally(page: Page, problems: PageProblems) -> None:
     requests = all_requests(page)
     title = f"Título {XSS}"
-    answer = f"Primeiro {XSS} parágrafo. [cite:card-001]\n\nSegundo parágrafo.[cite: card-001 ]"
+    answer = f"Primeiro {XSS} parágrafo. [cite:card-001]\n\nSegundo parágrafo.[cite: card-002 ]"
     page.route(
         "**/api/ask/stream",
         fulfill_sse(
@@ -40,8 +40,8 @@ def test_hostile_server_text_is_rendered_literally(page: Page, problems: PagePro
                 ("delta", {"text": "parágrafo. "}),
                 ("delta", {"text": "[cite:card-001]\n"}),  # the blank line spans two deltas
                 ("delta", {"text": "\nSegundo parágrafo."}),
-                ("delta", {"text": "[cite: card-001 ]"}),
-                ("final", final(answer, [citation("card-001", title)])),
+                ("delta", {"text": "[cite: card-002 ]"}),  # spaces inside the marker
+                ("final", final(answer, [citation("card-001", title), citation("card-002", "B")])),
             )
         ),
     )
