@@ -153,7 +153,7 @@ def run_ingest(
     if not clean:
         current, name = _is_current(store, wanted)
         if current and name:
-            banks = _banks(settings, embedder, store, lock=True, break_lock=break_lock)
+            banks = _banks(settings, embedder, store, corpus, lock=True, break_lock=break_lock)
             return IngestReport(
                 len(corpus.cards),
                 len(rows),
@@ -182,7 +182,7 @@ def run_ingest(
         raise
     try:
         _drop_other_versions(store, name)
-        banks = _banks(settings, embedder, store)
+        banks = _banks(settings, embedder, store, corpus)
     finally:
         _release(store)
     return IngestReport(
@@ -202,13 +202,16 @@ def _banks(
     settings: Settings,
     embedder: Embedder,
     store: IndexStore,
+    corpus: Corpus,
     lock: bool = False,
     break_lock: bool = False,
 ) -> int:
     """Store the banks of the active build that the store does not hold yet (app.banks);
     the texts embedded. `lock`: take the ingest lock first if anything is to be written
     (the build was current, so this ingest does not hold it yet)."""
-    cards = [c.text for c in store.list_cards(limit=WARM_CARDS)]
+    # the cards a worker warms: the build's, by id (IndexStore.list_cards), without
+    # reading the build back
+    cards = [c.text for c in sorted(corpus.cards, key=lambda c: c.id)][:WARM_CARDS]
     embed = cached_embed(embedder.embed, embedder.model_id, settings.vector_cache_dir)
     batch = min(store.max_batch_size(), WRITE_BATCH)
     if lock:
