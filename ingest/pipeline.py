@@ -51,6 +51,7 @@ class IngestReport:
     write_seconds: float = 0.0
     verify_seconds: float = 0.0
     banks_embedded: int = 0  # texts of the banks embedded and stored (app.banks)
+    banks_seconds: float = 0.0  # of `seconds`: checking, embedding and storing the banks
 
     def summary(self) -> str:
         banks = f"; banks: {self.banks_embedded} texts embedded" if self.banks_embedded else ""
@@ -153,6 +154,7 @@ def run_ingest(
     if not clean:
         current, name = _is_current(store, wanted)
         if current and name:
+            t_banks = time.perf_counter()
             banks = _banks(settings, embedder, store, corpus, lock=True, break_lock=break_lock)
             return IngestReport(
                 len(corpus.cards),
@@ -161,6 +163,7 @@ def run_ingest(
                 name,
                 rebuilt=False,
                 banks_embedded=banks,
+                banks_seconds=time.perf_counter() - t_banks,
             )
 
     store.acquire_ingest_lock(break_lock=break_lock)
@@ -182,7 +185,9 @@ def run_ingest(
         raise
     try:
         _drop_other_versions(store, name)
+        t_banks = time.perf_counter()
         banks = _banks(settings, embedder, store, corpus)
+        banks_seconds = time.perf_counter() - t_banks
     finally:
         _release(store)
     return IngestReport(
@@ -195,6 +200,7 @@ def run_ingest(
         write_seconds=steps["write"],
         verify_seconds=steps["verify"],
         banks_embedded=banks,
+        banks_seconds=banks_seconds,
     )
 
 
