@@ -58,3 +58,22 @@ def test_a_stop_question_keeps_to_the_card_that_answers_it(service: Service) -> 
     assert [c["id"] for c in body["citations"]] == ["card-019"], body
     assert "não pare de repente" in body["answer"], body["answer"]
     assert "TSH" not in body["answer"], body["answer"]
+
+
+def test_a_covered_part_is_answered_and_the_other_named(service: Service) -> None:
+    """Before (issue 24): the whole message was refused for its uncovered half, "Os cartões
+    não têm informação sobre queda de cabelo", although a card says how to take metformina."""
+    question = "a metformina tem que ser com comida? e é verdade que ela dá queda de cabelo?"
+    body = httpx.post(f"{service.url}/api/ask", json={"question": question}, timeout=60).json()
+    assert body["refused"] is False, body
+    assert [c["id"] for c in body["citations"]] == ["card-003"], body
+    answer, _, named = body["answer"].partition("\n\n")
+    assert "refeições" in answer, body["answer"]
+    assert "os cartões não respondem" in named and "queda de cabelo" in named, body["answer"]
+
+
+def test_a_message_no_part_of_which_is_covered_is_still_refused(service: Service) -> None:
+    question = "a losartana causa queda de cabelo? e ela dá espinha?"
+    body = httpx.post(f"{service.url}/api/ask", json={"question": question}, timeout=60).json()
+    assert body["refused"] is True and body["citations"] == [], body
+    assert "queda de cabelo" in body["answer"], body["answer"]
