@@ -69,6 +69,12 @@ def _judge_part(
     mentions: list[Mention] = state.get("mentions", [])
     searched = deps.vocabulary.normalise(part_text(text, mentions, deps.vocabulary))
     own = deps.vocabulary.find(searched)
+    if not any(m.entry.covered for m in deps.vocabulary.find(text)) and any(
+        not m.entry.covered for m in mentions
+    ):
+        # a part that names nothing covered of its own ("quantas vezes por dia?") may be
+        # about what the message names that the cards do not cover ("soro fisiológico")
+        return False, []
     result = deps.retriever.search(searched, top_k * WIDEN, vector=vector)
     part_state: dict[str, Any] = {
         **state,

@@ -77,3 +77,16 @@ def test_a_message_no_part_of_which_is_covered_is_still_refused(service: Service
     body = httpx.post(f"{service.url}/api/ask", json={"question": question}, timeout=60).json()
     assert body["refused"] is True and body["citations"] == [], body
     assert "queda de cabelo" in body["answer"], body["answer"]
+
+
+def test_a_part_without_a_subject_of_its_own_is_not_answered_from_another_card(
+    service: Service,
+) -> None:
+    """Before: "quantas vezes por dia?" was judged on its own and answered from the
+    levotiroxina card, in a message about soro fisiológico, which no card covers."""
+    question = (
+        "Como lavar o nariz do meu bebê de 6 meses com soro fisiológico? Quantas vezes por dia?"
+    )
+    body = httpx.post(f"{service.url}/api/ask", json={"question": question}, timeout=60).json()
+    assert body["refused"] is True and body["citations"] == [], body
+    assert "soro fisiológico" in body["answer"], body["answer"]
