@@ -29,7 +29,11 @@ def focus_names(mentions: list[Mention], carried: list[Entry]) -> list[Entry]:
     conditions and topics, else the names carried from the previous turn."""
     covered = list(dict.fromkeys(m.entry for m in mentions if m.entry.covered))
     medicines = [e for e in covered if e.kind == "medicine"]
-    return medicines or covered or carried
+    if medicines:
+        return medicines
+    # a follow-up that names a topic but no medicine ("e a cerveja de sábado, libera?" after
+    # an amoxicilina turn) stays on the medicine it carries, with the topic
+    return list(dict.fromkeys([*carried, *covered])) if carried else covered
 
 
 def follow_up_topic(
@@ -37,7 +41,7 @@ def follow_up_topic(
 ) -> tuple[list[Entry], list[str]]:
     """For a follow-up that names nothing of its own ("e se eu tomar com café?"), the
     covered names and cited cards of the latest earlier turn that had them."""
-    if mentions or not history:
+    if not history or any(m.entry.kind == "medicine" and m.entry.covered for m in mentions):
         return [], []
     words = fold(query).split()
     if not (
@@ -57,6 +61,11 @@ def follow_up_topic(
         names = [m.entry for m in vocabulary.find(turn["question"]) if m.entry.covered]
         if names:
             break
+    if mentions:
+        # it names a topic of its own: only the medicines of the turn before carry over
+        names = [e for e in names if e.kind == "medicine"]
+        if not names:
+            return [], []
     return list(dict.fromkeys(names)), cards or []
 
 

@@ -35,6 +35,7 @@ from app.agent.messages import (
     topic_prefix,
     uncovered_part,
 )
+from app.agent.partial import partial_answer
 from app.agent.parts import clauses
 from app.agent.ranking import about_cards, boosts, lexical_coverage, rerank
 from app.agent.state import AgentState
@@ -157,8 +158,13 @@ def decide(state: AgentState, runtime: Runtime[AgentDeps]) -> dict[str, Any]:
     )
     answerable = decision.outcome == "answer" or must_answer(state, lexicon, focus)
     covered = cards_cover(state, lexicon, answerable)
-    if refuses_dose(state, decision):
+    dosed = refuses_dose(state, decision)
+    if dosed:
         covered = False  # the answer says why (decision.reason)
+    # a message of several parts the cards answer in part: those parts (app.agent.partial)
+    partial = None if covered or dosed else partial_answer(state, deps, focus, lexicon)
+    if partial is not None:
+        covered, decision.reason = True, partial.reason
     outcome = "emergency" if state.get("emergency") else ("answer" if covered else "not_covered")
     reason = decision.reason
     if outcome == "emergency":
@@ -167,6 +173,8 @@ def decide(state: AgentState, runtime: Runtime[AgentDeps]) -> dict[str, Any]:
     signals = {**decision.signals, "emergency": state.get("emergency_signals", {})}
     return {
         "focus": focus,
+        "parents": partial.parents if partial is not None else state.get("parents", []),
+        "uncovered_clauses": partial.uncovered if partial is not None else [],
         "decision": {"outcome": outcome, "covered": covered, "reason": reason, "signals": signals},
         "uncovered_terms": [] if covered else decision.uncovered_terms,
         "suggestions": []
@@ -204,7 +212,9 @@ def generate(state: AgentState, runtime: Runtime[AgentDeps]) -> dict[str, Any]:
         "draft_citations": draft.citations,
         "generator": draft.generator,
         "citation_warnings": draft.warnings,
-        "uncovered_parts": draft.uncovered,
+        "uncovered_parts": list(
+            dict.fromkeys([*draft.uncovered, *state.get("uncovered_clauses", [])])
+        ),
         "timings_ms": timings(state, generate=elapsed_ms(started)),
     }
 

@@ -41,7 +41,7 @@ def boosts(
     the known patient questions nearest to this one, the `emergency` cards."""
     mentions: list[Mention] = state.get("mentions", [])
     carried: list[Entry] = state.get("carried", [])
-    named = list(dict.fromkeys(m.entry for m in mentions if m.entry.covered)) or carried
+    named = list(dict.fromkeys([*(m.entry for m in mentions if m.entry.covered), *carried]))
     boost = {
         card: NAME_BOOST
         for card, weight in mention_cards(

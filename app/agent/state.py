@@ -81,6 +81,8 @@ class AgentState(TypedDict, total=False):
     """Card ids the generator says it used (structured output), before verification."""
     uncovered_parts: list[str]
     """Parts of the question that no card answers (named after the answer)."""
+    uncovered_clauses: list[str]
+    """Parts the decision found no card for, when it answers the others (app.agent.partial)."""
     answer: str
     """The verified answer shown to the user."""
     citations: list[str]

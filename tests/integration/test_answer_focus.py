@@ -58,3 +58,35 @@ def test_a_stop_question_keeps_to_the_card_that_answers_it(service: Service) -> 
     assert [c["id"] for c in body["citations"]] == ["card-019"], body
     assert "não pare de repente" in body["answer"], body["answer"]
     assert "TSH" not in body["answer"], body["answer"]
+
+
+def test_a_covered_part_is_answered_and_the_other_named(service: Service) -> None:
+    """Before (issue 24): the whole message was refused for its uncovered half, "Os cartões
+    não têm informação sobre queda de cabelo", although a card says how to take metformina."""
+    question = "a metformina tem que ser com comida? e é verdade que ela dá queda de cabelo?"
+    body = httpx.post(f"{service.url}/api/ask", json={"question": question}, timeout=60).json()
+    assert body["refused"] is False, body
+    assert [c["id"] for c in body["citations"]] == ["card-003"], body
+    answer, _, named = body["answer"].partition("\n\n")
+    assert "refeições" in answer, body["answer"]
+    assert "os cartões não respondem" in named and "queda de cabelo" in named, body["answer"]
+
+
+def test_a_message_no_part_of_which_is_covered_is_still_refused(service: Service) -> None:
+    question = "a losartana causa queda de cabelo? e ela dá espinha?"
+    body = httpx.post(f"{service.url}/api/ask", json={"question": question}, timeout=60).json()
+    assert body["refused"] is True and body["citations"] == [], body
+    assert "queda de cabelo" in body["answer"], body["answer"]
+
+
+def test_a_part_without_a_subject_of_its_own_is_not_answered_from_another_card(
+    service: Service,
+) -> None:
+    """Before: "quantas vezes por dia?" was judged on its own and answered from the
+    levotiroxina card, in a message about soro fisiológico, which no card covers."""
+    question = (
+        "Como lavar o nariz do meu bebê de 6 meses com soro fisiológico? Quantas vezes por dia?"
+    )
+    body = httpx.post(f"{service.url}/api/ask", json={"question": question}, timeout=60).json()
+    assert body["refused"] is True and body["citations"] == [], body
+    assert "soro fisiológico" in body["answer"], body["answer"]

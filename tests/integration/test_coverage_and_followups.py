@@ -62,6 +62,14 @@ def test_a_nameless_turn_keeps_the_conversations_medicine(service: Service) -> N
         ),
         # Before: the line about coffee was not chosen; the carried name picked the lines.
         ("tomo levotiroxina de manhã", "e com café?", "card-001", "sem café"),
+        # Before: a turn that names a topic ("cerveja") lost the medicine it carried and
+        # was answered from the alcohol card alone, without the antibiotic's own line.
+        (
+            "estou tomando amoxicilina pra dor de garganta",
+            "e a cerveja de sábado, libera?",
+            "card-026",
+            "Bebida alcoólica é melhor evitada durante o tratamento",
+        ),
     ],
 )
 def test_a_follow_up_is_answered_by_its_own_words(
