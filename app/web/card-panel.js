@@ -4,6 +4,11 @@
 // chip that opened it (Forward opens it again). Opening puts focus on its close button
 // (a screen reader reads the dialog's name, the card's title, with it). When it covers the
 // page (aria-modal, narrow screens) Tab and Shift+Tab stay inside it.
+//
+// The panel is a <dialog>, shown with show() (never showModal(): beside the answer on a
+// wide screen it must not block the page, and where it covers the page app.js makes the
+// page behind it inert and sets aria-modal). Escape is handled here, since a non-modal
+// dialog does not close on Escape by itself.
 
 import { getCard } from "./api.js";
 import { el, clear, paragraphs, formatDate } from "./dom.js";
@@ -30,7 +35,7 @@ export class CardPanel {
     this.closeButton.addEventListener("click", () => this.close());
     root.querySelector("#card-panel-back").addEventListener("click", () => this.close());
     document.addEventListener("keydown", (event) => {
-      if (event.key === "Escape" && !this.root.hidden && !event.defaultPrevented) {
+      if (event.key === "Escape" && this.isOpen && !event.defaultPrevented) {
         event.preventDefault();
         this.close();
       }
@@ -70,7 +75,7 @@ export class CardPanel {
    * control (Shift+Tab to its last). Nothing behind it (the footer included) is reached.
    */
   trapTab(event) {
-    if (event.key !== "Tab" || this.root.hidden) return;
+    if (event.key !== "Tab" || !this.isOpen) return;
     if (this.root.getAttribute("aria-modal") !== "true") return;
     const items = [...this.root.querySelectorAll(FOCUSABLE)].filter((n) => n.getClientRects().length);
     if (!items.length) return;
@@ -90,7 +95,7 @@ export class CardPanel {
   }
 
   get isOpen() {
-    return !this.root.hidden;
+    return this.root.open;
   }
 
   async open(id, opener) {
@@ -107,9 +112,12 @@ export class CardPanel {
       window.history.pushState({ cardPanel: id }, "");
       this.pushed = true;
     }
-    this.root.hidden = false;
     this.root.dataset.card = id;
+    // The layout makes room for the panel before it shows: show() focuses its close
+    // button at once, and in the one-column layout the panel would sit below the page,
+    // so that focusing it would scroll the page to its end.
     this.onToggle(true);
+    if (!this.root.open) this.root.show();
     this.title.textContent = opener ? opener.querySelector(".chip__label")?.textContent || id : id;
     clear(this.content);
     this.content.append(el("p", { class: "loading" }, el("span", { class: "spinner", "aria-hidden": "true" }), "Carregando o cartão…"));
@@ -181,7 +189,7 @@ export class CardPanel {
       this.ignorePops += 1;
       window.history.back();
     }
-    this.root.hidden = true;
+    this.root.close();
     this.requested = null;
     delete this.root.dataset.card;
     this.onToggle(false);
