@@ -154,11 +154,12 @@ def test_sticky_bar_text_contrast(screen: Page) -> None:
     page.evaluate("window.scrollTo(0, document.documentElement.scrollHeight)")
     bar = page.locator("#conversation")
     background = bar.evaluate("(n) => getComputedStyle(n).backgroundColor")
-    rgb = tuple(int(float(v)) for v in re.findall(r"[\d.]+", background)[:3])
-    assert len(rgb) == 3 and "rgba" not in background, background  # opaque
+    values = [int(float(v)) for v in re.findall(r"[\d.]+", background)]
+    assert len(values) == 3 and "rgba" not in background, background  # opaque
+    rgb = (values[0], values[1], values[2])
     for selector in ("#conversation-text", "#new-conversation"):
         color = page.locator(selector).evaluate("(n) => getComputedStyle(n).color")
-        assert contrast(color, rgb) >= 4.5, (selector, color, background)  # type: ignore[arg-type]
+        assert contrast(color, rgb) >= 4.5, (selector, color, background)
 
 
 def test_axe_is_the_vendored_copy_and_finds_a_planted_fault(screen: Page) -> None:
