@@ -2,8 +2,9 @@
 // Opened from a chip (click, Enter or Space); Escape, the close button, "Voltar à
 // resposta" at its end, or the browser's Back button close it, and focus goes back to the
 // chip that opened it (Forward opens it again). Opening puts focus on its close button
-// (a screen reader reads the dialog's name, the card's title, with it). When it covers the
-// page (aria-modal, narrow screens) Tab and Shift+Tab stay inside it.
+// (a screen reader reads the dialog's name, the card's title, with it). While focus is in
+// it, Tab and Shift+Tab cycle inside it at every size; when it covers the page (aria-modal,
+// narrow screens) a Tab from outside it lands in it too.
 //
 // The panel is a <dialog>, shown with show() (never showModal(): beside the answer on a
 // wide screen it must not block the page, and where it covers the page app.js makes the
@@ -70,19 +71,22 @@ export class CardPanel {
   }
 
   /**
-   * While the panel is modal, Tab from its last control goes to the first one and Shift+Tab
-   * from the first to the last; from anywhere outside the panel Tab goes to its first
-   * control (Shift+Tab to its last). Nothing behind it (the footer included) is reached.
+   * While focus is in the open panel (modal or beside the answer), Tab from its last control
+   * goes to the first one and Shift+Tab from the first to the last, so that the footer is
+   * never reached from it. While the panel is modal, Tab from anywhere outside it (or from
+   * the dialog itself) goes to its first control, Shift+Tab to its last; beside the answer
+   * a Tab from the page is left alone, since the page stays usable there.
    */
   trapTab(event) {
     if (event.key !== "Tab" || !this.isOpen) return;
-    if (this.root.getAttribute("aria-modal") !== "true") return;
+    const active = document.activeElement;
+    const inside = this.root.contains(active);
+    if (!inside && this.root.getAttribute("aria-modal") !== "true") return;
     const items = [...this.root.querySelectorAll(FOCUSABLE)].filter((n) => n.getClientRects().length);
     if (!items.length) return;
     const first = items[0];
     const last = items[items.length - 1];
-    const active = document.activeElement;
-    if (!this.root.contains(active)) {
+    if (!inside || active === this.root) {
       event.preventDefault();
       (event.shiftKey ? last : first).focus();
     } else if (event.shiftKey && active === first) {
