@@ -56,3 +56,4 @@ redteam: venv ## Red-team corpus over real HTTP: extractive, an adversarial mode
 -include mk/docker.mk
 -include mk/bench.mk
 -include mk/feedback.mk
+-include mk/screens.mk

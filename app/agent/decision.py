@@ -140,7 +140,10 @@ def refuses_dose(state: AgentState, decision: Decision) -> bool:
 
 
 def suggestions(candidates: list[ContextChunk], min_similarity: float) -> list[dict[str, str]]:
-    """The cards a not-covered answer suggests: the first candidates, when close enough."""
+    """The cards a not-covered answer suggests: the first candidates, when close enough.
+    Each is offered as the patient question the card answers (its `suggested_question`),
+    which the page shows and asks as it is; a card stored before cards had one offers its
+    title instead."""
     out = []
     for c in candidates[:SUGGESTIONS]:
         if c.score >= min_similarity * SUGGESTION_SHARE:
@@ -148,7 +151,7 @@ def suggestions(candidates: list[ContextChunk], min_similarity: float) -> list[d
                 {
                     "id": c.id,
                     "title": c.title,
-                    "question": c.title,
+                    "question": c.card.suggested_question or c.title,
                 }
             )
     return out

@@ -20,6 +20,10 @@ CARD_ID_PATTERN = r"^card-\d{3,6}$"  # card-001 ... card-999999
 # subchunk row, well under Chroma's 16 KB per metadata value.
 BODY_MIN_CHARS = 100
 BODY_MAX_CHARS = 12_000
+# The patient question a card offers as a suggestion (a not-covered answer's "assuntos
+# próximos"): short enough for one button on a phone.
+QUESTION_MIN_CHARS = 10
+QUESTION_MAX_CHARS = 120
 
 NonEmpty = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
 Audience = Literal["adult", "child", "elderly"]
@@ -42,6 +46,25 @@ class Card(BaseModel):
     source: Annotated[str, StringConstraints(strip_whitespace=True, min_length=3, max_length=500)]
     license: Annotated[str, StringConstraints(strip_whitespace=True, min_length=2, max_length=100)]
     accessed_at: date = Field(description="When the source was consulted (YYYY-MM-DD)")
+    suggested_question: (
+        Annotated[
+            str,
+            StringConstraints(
+                strip_whitespace=True, min_length=QUESTION_MIN_CHARS, max_length=QUESTION_MAX_CHARS
+            ),
+        ]
+        | None
+    ) = Field(
+        default=None,
+        # None stands for "absent" (a row stored before the field existed): it is left out
+        # of a dump, so what is dumped always validates again.
+        exclude_if=lambda value: value is None,
+        description=(
+            "A short patient question the card answers, in plain Portuguese, ending with '?': "
+            "what a not-covered answer offers to ask instead. Shown, never embedded or "
+            "indexed. Absent only in rows stored before the field existed."
+        ),
+    )
     reviewed_at: date = Field(description="Date of the last clinical review (YYYY-MM-DD)")
     reviewed_by: (
         Annotated[str, StringConstraints(strip_whitespace=True, min_length=3, max_length=200)]
@@ -66,6 +89,23 @@ class Card(BaseModel):
             raise ValueError(
                 f"review date {value.isoformat()} is in the future (today is "
                 f"{today.isoformat()}): record the date the review actually happened"
+            )
+        return value
+
+    @field_validator("suggested_question", mode="before")
+    @classmethod
+    def _given_means_written(cls, value: object) -> object:
+        # A key with nothing after it (YAML null) is an empty question, not an absent one.
+        if value is None or (isinstance(value, str) and not value.strip()):
+            raise ValueError("empty: write the short question a patient would ask, ending with '?'")
+        return value
+
+    @field_validator("suggested_question")
+    @classmethod
+    def _a_question(cls, value: str | None) -> str | None:
+        if value is not None and not value.endswith("?"):
+            raise ValueError(
+                f"{value!r} is not a question: write what a patient would ask, ending with '?'"
             )
         return value
 

@@ -262,7 +262,7 @@ export class AnswerView {
     return el(
       "div",
       { class: "alert", role: "alert" },
-      el("p", { class: "alert__title" }, kind.title),
+      el("h3", { class: "alert__title" }, kind.title),
       text ? el("p", { class: "alert__text" }, text) : null,
       el(
         "p",

@@ -7,12 +7,16 @@ import { CardPanel } from "./card-panel.js";
 import { FeedbackBox } from "./feedback.js";
 import { QuestionHistory, isAnswered } from "./history.js";
 import { QuestionForm } from "./question-form.js";
+import { el } from "./dom.js";
 import { counted } from "./text.js";
+import { TextSize } from "./text-size.js";
 
 const $ = (id) => document.getElementById(id);
 const status = $("status");
 const suggestions = $("suggestions");
 const ANSWER_ID = /^[0-9a-f]{32}$/;
+
+new TextSize($("text-size"));
 
 const answer = new AnswerView($("answer"), {
   onSuggest(question) {
@@ -79,8 +83,13 @@ function showConversation() {
       ? counted(answered, "pergunta respondida", "perguntas respondidas")
       : `${counted(turns.length, "pergunta", "perguntas")} nesta conversa, ` +
         (answered ? counted(answered, "respondida", "respondidas") : "nenhuma respondida");
-  $("conversation-text").textContent =
-    `Conversa em andamento: ${count}. A próxima pode continuar o mesmo assunto.`;
+  // On a phone, where the bar stays on screen (sticky) and must stay small, only the
+  // counts are in sight; the rest is still read out.
+  $("conversation-text").replaceChildren(
+    el("span", { class: "conversation__lead" }, "Conversa em andamento: "),
+    `${count}.`,
+    el("span", { class: "conversation__more" }, " A próxima pode continuar o mesmo assunto."),
+  );
 }
 
 $("new-conversation").addEventListener("click", () => {

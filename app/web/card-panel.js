@@ -2,8 +2,14 @@
 // Opened from a chip (click, Enter or Space); Escape, the close button, "Voltar à
 // resposta" at its end, or the browser's Back button close it, and focus goes back to the
 // chip that opened it (Forward opens it again). Opening puts focus on its close button
-// (a screen reader reads the dialog's name, the card's title, with it). When it covers the
-// page (aria-modal, narrow screens) Tab and Shift+Tab stay inside it.
+// (a screen reader reads the dialog's name, the card's title, with it). While focus is in
+// it, Tab and Shift+Tab cycle inside it at every size; when it covers the page (aria-modal,
+// narrow screens) a Tab from outside it lands in it too.
+//
+// The panel is a <dialog>, shown with show() (never showModal(): beside the answer on a
+// wide screen it must not block the page, and where it covers the page app.js makes the
+// page behind it inert and sets aria-modal). Escape is handled here, since a non-modal
+// dialog does not close on Escape by itself.
 
 import { getCard } from "./api.js";
 import { el, clear, paragraphs, formatDate } from "./dom.js";
@@ -30,7 +36,7 @@ export class CardPanel {
     this.closeButton.addEventListener("click", () => this.close());
     root.querySelector("#card-panel-back").addEventListener("click", () => this.close());
     document.addEventListener("keydown", (event) => {
-      if (event.key === "Escape" && !this.root.hidden && !event.defaultPrevented) {
+      if (event.key === "Escape" && this.isOpen && !event.defaultPrevented) {
         event.preventDefault();
         this.close();
       }
@@ -65,19 +71,22 @@ export class CardPanel {
   }
 
   /**
-   * While the panel is modal, Tab from its last control goes to the first one and Shift+Tab
-   * from the first to the last; from anywhere outside the panel Tab goes to its first
-   * control (Shift+Tab to its last). Nothing behind it (the footer included) is reached.
+   * While focus is in the open panel (modal or beside the answer), Tab from its last control
+   * goes to the first one and Shift+Tab from the first to the last, so that the footer is
+   * never reached from it. While the panel is modal, Tab from anywhere outside it (or from
+   * the dialog itself) goes to its first control, Shift+Tab to its last; beside the answer
+   * a Tab from the page is left alone, since the page stays usable there.
    */
   trapTab(event) {
-    if (event.key !== "Tab" || this.root.hidden) return;
-    if (this.root.getAttribute("aria-modal") !== "true") return;
+    if (event.key !== "Tab" || !this.isOpen) return;
+    const active = document.activeElement;
+    const inside = this.root.contains(active);
+    if (!inside && this.root.getAttribute("aria-modal") !== "true") return;
     const items = [...this.root.querySelectorAll(FOCUSABLE)].filter((n) => n.getClientRects().length);
     if (!items.length) return;
     const first = items[0];
     const last = items[items.length - 1];
-    const active = document.activeElement;
-    if (!this.root.contains(active)) {
+    if (!inside || active === this.root) {
       event.preventDefault();
       (event.shiftKey ? last : first).focus();
     } else if (event.shiftKey && active === first) {
@@ -90,7 +99,7 @@ export class CardPanel {
   }
 
   get isOpen() {
-    return !this.root.hidden;
+    return this.root.open;
   }
 
   async open(id, opener) {
@@ -107,9 +116,12 @@ export class CardPanel {
       window.history.pushState({ cardPanel: id }, "");
       this.pushed = true;
     }
-    this.root.hidden = false;
     this.root.dataset.card = id;
+    // The layout makes room for the panel before it shows: show() focuses its close
+    // button at once, and in the one-column layout the panel would sit below the page,
+    // so that focusing it would scroll the page to its end.
     this.onToggle(true);
+    if (!this.root.open) this.root.show();
     this.title.textContent = opener ? opener.querySelector(".chip__label")?.textContent || id : id;
     clear(this.content);
     this.content.append(el("p", { class: "loading" }, el("span", { class: "spinner", "aria-hidden": "true" }), "Carregando o cartão…"));
@@ -181,7 +193,7 @@ export class CardPanel {
       this.ignorePops += 1;
       window.history.back();
     }
-    this.root.hidden = true;
+    this.root.close();
     this.requested = null;
     delete this.root.dataset.card;
     this.onToggle(false);

@@ -145,10 +145,18 @@ def screen(
     request: pytest.FixtureRequest,
     artifacts: Path,
 ) -> Iterator[Page]:
-    """The same page at desktop size (1280x800) and at phone size (390x844, touch)."""
+    """The same page at desktop size (1280x800) and at phone size (390x844, touch, device
+    scale 2)."""
     if request.param == "phone":
         yield from _checked_page(
-            browser, service.url, problems, request, artifacts, PHONE, has_touch=True
+            browser,
+            service.url,
+            problems,
+            request,
+            artifacts,
+            PHONE,
+            has_touch=True,
+            device_scale_factor=2,
         )
     else:
         yield from _checked_page(browser, service.url, problems, request, artifacts, DESKTOP)

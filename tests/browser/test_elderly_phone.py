@@ -1,7 +1,7 @@
 """An elderly patient on a phone (issue 27, in part), against the real service: one source
 chip per cited card, counts that say what they count (and in the right number), the
 "Detalhes técnicos" in plain Portuguese, and the card panel taking focus to its close button
-and keeping Tab inside it where it covers the page."""
+and keeping Tab inside it, where it covers the page and where it sits beside the answer."""
 
 from __future__ import annotations
 
@@ -26,6 +26,11 @@ pytestmark = pytest.mark.browser
 
 FRANCE = "qual a capital da França?"  # refused by the real service: not covered
 INSIDE_PANEL = "document.getElementById('card-panel').contains(document.activeElement)"
+# The ids of the panel's controls that Tab reaches, in order (what a keyboard user can land on).
+PANEL_TABBABLE = """() => [...document.querySelectorAll(
+    '#card-panel :is(button, a[href], summary, input, select, textarea, [tabindex])')]
+  .filter((n) => n.tabIndex >= 0 && !n.disabled && n.getClientRects().length)
+  .map((n) => n.id || n.outerHTML)"""
 # What the old "Detalhes técnicos" printed as it came: the decision's signal names.
 OLD_KEYS = (
     "top_sim",
@@ -161,7 +166,9 @@ def test_technical_details_in_portuguese(screen: Page) -> None:
     expect(details).not_to_contain_text("citado na resposta")
 
 
-def test_card_panel_takes_focus_and_keeps_it_on_the_phone(screen: Page) -> None:
+def test_card_panel_takes_focus_and_keeps_tab_inside_it(screen: Page) -> None:
+    """At both sizes: focus on the close button at open, Tab from the last control back to
+    the first, Shift+Tab from the first to the last, never the footer or the page behind."""
     page = screen
     ask_real(page, FIRST_TURN, expect_state="answered")
     chip = page.locator('#answer-body .chip[data-card="card-001"]')
@@ -171,17 +178,31 @@ def test_card_panel_takes_focus_and_keeps_it_on_the_phone(screen: Page) -> None:
     back = panel.get_by_role("button", name="Voltar à resposta")
     expect(close).to_be_focused()
     expect(panel.locator(".card-text p").first).to_be_visible()
+    expect(panel).to_have_attribute("aria-busy", "false")
     expect(close).to_be_focused()  # the card arriving does not move focus
-    if is_phone(page):
-        expect(panel).to_have_attribute("aria-modal", "true")
-        back.focus()
+    # Covering the page on the phone (modal), beside the answer on a desktop (not modal).
+    expect(panel).to_have_attribute("aria-modal", "true" if is_phone(page) else "false")
+    tabbable = page.evaluate(PANEL_TABBABLE)
+    assert tabbable[0] == "card-panel-close" and tabbable[-1] == "card-panel-back", tabbable
+
+    page.keyboard.press("Shift+Tab")  # from the first control: to the last
+    expect(back).to_be_focused()
+    page.keyboard.press("Tab")  # from the last control: back to the first, not the footer
+    expect(close).to_be_focused()
+    # Tab walks forward through every control and comes round to the close button.
+    for expected in [*tabbable[1:], tabbable[0]]:
         page.keyboard.press("Tab")
-        expect(close).to_be_focused()  # not the footer, not the page behind
-        page.keyboard.press("Shift+Tab")
-        expect(back).to_be_focused()
-        for key in ["Tab"] * 6 + ["Shift+Tab"] * 6:
-            page.keyboard.press(key)
-            assert page.evaluate(INSIDE_PANEL), f"{key} took focus out of the card"
+        expect(panel.locator(f"#{expected}")).to_be_focused()
+    for key in ["Tab"] * 6 + ["Shift+Tab"] * 6:
+        page.keyboard.press(key)
+        assert page.evaluate(INSIDE_PANEL), f"{key} took focus out of the card"
+
+    if not is_phone(page):
+        # Beside the answer the page stays usable: Tab from the question box is its own.
+        page.get_by_label("Sua pergunta").focus()
+        page.keyboard.press("Tab")
+        expect(page.get_by_role("button", name="Perguntar")).to_be_focused()
+        close.focus()
     page.keyboard.press("Escape")
     expect(panel).to_be_hidden()
     expect(chip).to_be_focused()
