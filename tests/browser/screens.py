@@ -16,14 +16,14 @@ Ingests the bundled corpus into a temporary directory and starts its own service
 from __future__ import annotations
 
 import sys
-import tempfile
 from pathlib import Path
 
-from playwright.sync_api import Browser, Page, expect, sync_playwright
+from playwright.sync_api import Browser, Page, expect
 
 from tests.browser.helpers import CHEST_PAIN, FIRST_TURN, NOT_COVERED, ask
-from tests.browser.pages import CHROMIUM_ARGS, PHONE, require_chromium
-from tests.service import ROOT, Service, ingest, service_env
+from tests.browser.pages import PHONE
+from tests.browser.screenshot import served_browser
+from tests.service import ROOT
 
 STATES = ("start", "answer", "emergency", "not-covered", "card-panel", "text-large")
 
@@ -97,22 +97,8 @@ def shoot_all(browser: Browser, url: str, out: Path) -> None:
 def main(argv: list[str]) -> int:
     out = Path(argv[0]) if argv else ROOT / "docs" / "screenshots"
     out.mkdir(parents=True, exist_ok=True)
-    executable = require_chromium()
-    with tempfile.TemporaryDirectory(prefix="screens-") as tmp:
-        chroma = Path(tmp) / "chroma"
-        result = ingest(service_env(chroma))
-        if result.returncode != 0:
-            print(result.stdout, result.stderr, file=sys.stderr)
-            return 1
-        service = Service(chroma)
-        service.start()
-        try:
-            with sync_playwright() as p:
-                browser = p.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
-                shoot_all(browser, service.url, out)
-                browser.close()
-        finally:
-            service.stop()
+    with served_browser("screens-") as (browser, url):
+        shoot_all(browser, url, out)
     return 0
 
 
