@@ -23,11 +23,11 @@ from app.agent.examples import ExamplesCache
 from app.agent.generators import make_generator
 from app.agent.graph import Agent
 from app.agent.intent import load_intent_model
-from app.agent.text import sentences
 from app.agent.vectors import SentenceVectors
+from app.banks import WARM_CARDS, StoredBanks, sentence_texts
 from app.core.config import Settings
 from app.core.errors import IndexNotReadyError, StoreUnavailableError
-from app.core.vector_cache import cached_embed
+from app.core.vector_cache import BULK
 from app.core.vocabulary import portuguese_words, vocabulary
 from app.embedding import Embedder, get_embedder
 from app.retrieval.coverage import CardLexiconCache
@@ -51,6 +51,7 @@ class Resources:
     vectors: SentenceVectors
     retriever: Retriever
     agent: Agent
+    banks: StoredBanks | None = None
     _watching: threading.Event | None = field(default=None, init=False, repr=False)
     _limiter: CapacityLimiter | None = field(default=None, init=False, repr=False)
 
@@ -69,8 +70,9 @@ class Resources:
         vectors = SentenceVectors(embedder)
         retriever = Retriever(store, embedder, settings, get_reranker(settings))
         examples = ExamplesCache(store, embedder.embed)
-        # the banks' embeddings, kept on disk between starts (app.core.vector_cache)
-        bulk = cached_embed(embedder.embed, embedder.model_id, settings.vector_cache_dir)
+        # the banks' embeddings: stored with the build by ingest (app.banks), else kept on
+        # disk between starts (app.core.vector_cache), else embedded here
+        bulk = StoredBanks(embedder.embed, embedder.model_id, store, settings.vector_cache_dir)
         generator = make_generator(settings, vectors, examples.get)
         deps = AgentDeps(
             settings=settings,
@@ -86,11 +88,11 @@ class Resources:
             examples=examples.get,
             sentences=getattr(generator, "fallback", generator),
         )
-        return cls(settings, store, embedder, vectors, retriever, Agent(deps))
+        return cls(settings, store, embedder, vectors, retriever, Agent(deps), bulk)
 
     def warm(
         self,
-        max_cards: int = 400,
+        max_cards: int = WARM_CARDS,
         store_deadline_s: float | None = None,
         sentences_too: bool = True,
     ) -> None:
@@ -118,7 +120,12 @@ class Resources:
             return
         if not sentences_too:
             return
-        texts = [s for card in cards for s in sentences(card.text)]
+        texts = sentence_texts(card.text for card in cards)
+        missing = self.vectors.missing(texts)
+        if self.banks is not None and len(missing) >= BULK:
+            # the card sentences ingest stored with the build (app.banks), embedded here
+            # only when it did not
+            self.vectors.put(missing, self.banks(missing))
         self.vectors.get(texts)
         log.info("sentence cache warmed: %d sentences of %d cards", len(texts), len(cards))
 

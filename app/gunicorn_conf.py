@@ -56,6 +56,49 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 # Prometheus multiprocess mode: one directory shared by the workers of this master.
+# Imported once here, in the master, before the workers fork (PRELOAD_LIBRARIES): modules
+# only, and the word list (pure data). Each worker still loads its model, builds its
+# analyzer and opens its store clients after the fork: no model, client or thread exists
+# in the master when it forks.
+PRELOADED = (
+    "spacy",
+    "chromadb",
+    "langgraph.graph",
+    "fastapi",
+    "spellchecker",
+    "presidio_analyzer",
+    "presidio_anonymizer",
+)
+
+
+# Optional integrations the preloaded libraries import when they can, and that this service
+# never runs: presidio_analyzer's Hugging Face pipeline imports `transformers` (3.0-3.5 s
+# measured), thinc (under spaCy) imports `torch` (1.8 s). The personal-data stripper runs
+# a blank spaCy pipeline (app.safety.pii). Both stay importable after the preload: the
+# sentence-transformers embedder imports them in its worker, after the fork.
+NOT_PRELOADED = ("transformers", "torch")
+
+
+def _preload() -> None:
+    import importlib
+
+    blocked = [name for name in NOT_PRELOADED if name not in sys.modules]
+    for name in blocked:
+        sys.modules[name] = None  # type: ignore[assignment]
+    try:
+        for name in PRELOADED:
+            importlib.import_module(name)
+    finally:
+        for name in blocked:
+            sys.modules.pop(name, None)
+    from app.core.vocabulary import portuguese_words
+
+    portuguese_words()
+
+
+if _settings.preload_libraries:
+    _preload()
+
 _metrics_dir = tempfile.mkdtemp(prefix="rag-metrics-")
 os.environ["PROMETHEUS_MULTIPROC_DIR"] = _metrics_dir
 

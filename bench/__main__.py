@@ -19,7 +19,7 @@ from typing import Any
 
 from bench.common import QUICK, ROOT, bench_settings, log, machine
 
-SECTIONS = ("floor", "profile", "load", "ingest", "peer")
+SECTIONS = ("floor", "profile", "load", "startup", "ingest", "peer")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -56,7 +56,7 @@ def _save(results: dict[str, Any], path: Path) -> None:
 def measure(sections: list[str], with_compose: bool, save_to: Path) -> dict[str, Any]:
     """Run the sections; raw results are saved after each one (an interrupted run keeps
     what it measured: `--render-only` then reports it)."""
-    from bench import floor, ingest_scaling, load, peer, profile
+    from bench import floor, ingest_scaling, load, peer, profile, startup
     from bench.served import ensure_index
 
     started = time.monotonic()
@@ -66,7 +66,7 @@ def measure(sections: list[str], with_compose: bool, save_to: Path) -> dict[str,
     with tempfile.TemporaryDirectory(prefix="rag-bench-") as tmp:
         workdir = Path(tmp)
         chroma_path = workdir / "served" / "chroma"
-        if {"floor", "profile", "load"} & set(sections):
+        if {"floor", "profile", "load", "startup"} & set(sections):
             log("building the bundled-corpus index for the served API (python -m ingest)")
             ensure_index(chroma_path)
         for name in sections:
@@ -78,6 +78,8 @@ def measure(sections: list[str], with_compose: bool, save_to: Path) -> dict[str,
                 res = profile.run(chroma_path, workdir)
             elif name == "load":
                 res = load.run(chroma_path, with_compose)
+            elif name == "startup":
+                res = startup.run(chroma_path)
             elif name == "ingest":
                 res = ingest_scaling.run(workdir, settings)
             else:

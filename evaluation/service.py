@@ -67,8 +67,13 @@ class Service:
         self.proc: subprocess.Popen[bytes] | None = None
         self.log_path = chroma_path.parent / f"gunicorn-{self.port}.log"
 
-    def start(self, timeout_s: float = 120) -> None:
+    def start(self, timeout_s: float = 120, ready: bool = False) -> float:
+        """Start gunicorn and wait until /readyz answers (200 or 503; 200 only with
+        `ready`). Returns the seconds from the start of the process to that answer. A
+        service that exits early or does not answer within `timeout_s` is stopped (its
+        whole process group) before the error is raised: no start-up outlives its test."""
         log = self.log_path.open("ab")
+        started = time.monotonic()
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "gunicorn", "-c", "app/gunicorn_conf.py", "app.api.main:app"],
             cwd=ROOT,
@@ -77,16 +82,25 @@ class Service:
             stderr=subprocess.STDOUT,
             start_new_session=True,
         )
-        deadline = time.monotonic() + timeout_s
+        log.close()
+        try:
+            return self._wait(started, timeout_s, (200,) if ready else (200, 503))
+        except BaseException:
+            self.stop()
+            raise
+
+    def _wait(self, started: float, timeout_s: float, statuses: tuple[int, ...]) -> float:
+        assert self.proc is not None
+        deadline = started + timeout_s
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
                 raise RuntimeError(f"gunicorn exited early:\n{self.logs()}")
             try:
-                if httpx.get(f"{self.url}/readyz", timeout=2).status_code in (200, 503):
-                    return
+                if httpx.get(f"{self.url}/readyz", timeout=2).status_code in statuses:
+                    return time.monotonic() - started
             except httpx.TransportError:
                 pass
-            time.sleep(0.3)
+            time.sleep(0.1)
         raise RuntimeError(f"service did not start within {timeout_s} s:\n{self.logs()}")
 
     def stop(self) -> None:

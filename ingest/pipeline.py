@@ -4,7 +4,9 @@
 2. take the ingest lock (a second concurrent ingest is refused);
 3. embed, write every row into a fresh versioned collection;
 4. verify row and parent counts, mark the build ready;
-5. switch the active pointer in one write, then delete every other version.
+5. switch the active pointer in one write, then delete every other version;
+6. embed the banks a worker would embed at start (app.banks) that the store does not hold
+   yet for this model and their texts, and store them (also when the build was current).
 
 A failure anywhere before step 5 deletes the partial build and leaves the active index
 untouched and serving.
@@ -22,8 +24,10 @@ from datetime import UTC, datetime
 from typing import Any
 
 from app.agent.examples import Example, examples_hash, read_examples
+from app.banks import WARM_CARDS, store_banks
 from app.core.config import Settings
 from app.core.errors import IndexNotReadyError
+from app.core.vector_cache import cached_embed
 from app.embedding import Embedder
 from app.store import schema
 from app.store.index import IndexStore
@@ -46,17 +50,20 @@ class IngestReport:
     embed_seconds: float = 0.0
     write_seconds: float = 0.0
     verify_seconds: float = 0.0
+    banks_embedded: int = 0  # texts of the banks embedded and stored (app.banks)
+    banks_seconds: float = 0.0  # of `seconds`: checking, embedding and storing the banks
 
     def summary(self) -> str:
+        banks = f"; banks: {self.banks_embedded} texts embedded" if self.banks_embedded else ""
         if not self.rebuilt:
             return (
                 f"ingest: index is up to date ({self.cards} cards, {self.chunks} chunks, "
-                f"collection {self.collection}); nothing to do ({self.seconds:.1f} s)"
+                f"collection {self.collection}); nothing to do{banks} ({self.seconds:.1f} s)"
             )
         return (
             f"ingest: {self.cards} cards, {self.chunks} chunks, {self.seconds:.1f} s "
             f"(embedding {self.embed_seconds:.1f} s, writes {self.write_seconds:.1f} s), "
-            f"collection {self.collection} (active)"
+            f"collection {self.collection} (active){banks}"
         )
 
 
@@ -147,8 +154,16 @@ def run_ingest(
     if not clean:
         current, name = _is_current(store, wanted)
         if current and name:
+            t_banks = time.perf_counter()
+            banks = _banks(settings, embedder, store, corpus, lock=True, break_lock=break_lock)
             return IngestReport(
-                len(corpus.cards), len(rows), time.perf_counter() - started, name, rebuilt=False
+                len(corpus.cards),
+                len(rows),
+                time.perf_counter() - started,
+                name,
+                rebuilt=False,
+                banks_embedded=banks,
+                banks_seconds=time.perf_counter() - t_banks,
             )
 
     store.acquire_ingest_lock(break_lock=break_lock)
@@ -170,6 +185,9 @@ def run_ingest(
         raise
     try:
         _drop_other_versions(store, name)
+        t_banks = time.perf_counter()
+        banks = _banks(settings, embedder, store, corpus)
+        banks_seconds = time.perf_counter() - t_banks
     finally:
         _release(store)
     return IngestReport(
@@ -181,7 +199,40 @@ def run_ingest(
         embed_seconds=steps["embed"],
         write_seconds=steps["write"],
         verify_seconds=steps["verify"],
+        banks_embedded=banks,
+        banks_seconds=banks_seconds,
     )
+
+
+def _banks(
+    settings: Settings,
+    embedder: Embedder,
+    store: IndexStore,
+    corpus: Corpus,
+    lock: bool = False,
+    break_lock: bool = False,
+) -> int:
+    """Store the banks of the active build that the store does not hold yet (app.banks);
+    the texts embedded. `lock`: take the ingest lock first if anything is to be written
+    (the build was current, so this ingest does not hold it yet)."""
+    # the cards a worker warms: the build's, by id (IndexStore.list_cards), without
+    # reading the build back
+    cards = [c.text for c in sorted(corpus.cards, key=lambda c: c.id)][:WARM_CARDS]
+    embed = cached_embed(embedder.embed, embedder.model_id, settings.vector_cache_dir)
+    batch = min(store.max_batch_size(), WRITE_BATCH)
+    if lock:
+        from app.banks import missing_banks
+
+        if not missing_banks(embedder.model_id, store, cards):
+            return 0
+        store.acquire_ingest_lock(break_lock=break_lock)
+        try:
+            done = store_banks(embed, embedder.model_id, store, cards, batch)
+        finally:
+            _release(store)
+    else:
+        done = store_banks(embed, embedder.model_id, store, cards, batch)
+    return sum(done.values())
 
 
 def _build(

@@ -1,4 +1,4 @@
-# Benchmarks (bench/): latency vs floor, load, ingest scaling, memory, LangChain peer.
+# Benchmarks (bench/): latency vs floor, load, start-up time, ingest scaling, memory, LangChain peer.
 # Writes docs/benchmarks.md and docs/bench/*.png; raw numbers in artifacts/bench/.
 # BENCH_QUICK=1 for a short smoke run. Not part of `make test`.
 

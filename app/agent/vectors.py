@@ -21,6 +21,18 @@ class SentenceVectors:
         self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
         self._lock = threading.Lock()
 
+    def missing(self, texts: list[str]) -> list[str]:
+        """The texts (each once, in order) that are not cached: what get() would embed."""
+        with self._lock:
+            return [t for t in dict.fromkeys(texts) if t not in self._cache]
+
+    def put(self, texts: list[str], vectors: np.ndarray) -> None:
+        """Cache vectors computed elsewhere (the card sentences stored with the build)."""
+        with self._lock:
+            self._cache.update(zip(texts, np.asarray(vectors, dtype=np.float32), strict=True))
+            while len(self._cache) > self.max_items:
+                self._cache.popitem(last=False)
+
     def get(self, texts: list[str]) -> np.ndarray:
         with self._lock:
             missing = [t for t in dict.fromkeys(texts) if t not in self._cache]

@@ -115,6 +115,16 @@ class Settings(BaseSettings):
         description="PIPELINE_THREADS: questions a worker works on at once; 0 = by generator",
     )
     gunicorn_timeout_s: int = Field(default=120, ge=5)
+    # The gunicorn master imports the heavy third-party libraries (Presidio, which imports
+    # transformers and torch; spaCy; chromadb; LangGraph) and reads the Portuguese word
+    # list once, before it forks the workers: measured 6.4 s of imports per process that
+    # two workers otherwise paid side by side at every start (issue 29). No model, client
+    # or thread is created before the fork (torch is imported, never run).
+    preload_libraries: bool = Field(
+        default=True,
+        description="PRELOAD_LIBRARIES: the gunicorn master imports the libraries before "
+        "forking the workers",
+    )
 
     # Access.
     api_key: SecretStr = Field(

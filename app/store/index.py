@@ -5,6 +5,8 @@ Layout of collections (all names start with COLLECTION_PREFIX):
 - `{prefix}-v{schema}-{stamp}`: one immutable build of the index (one row per subchunk);
   app.store.builds names, writes, verifies and marks them ready;
 - `{prefix}-examples-{rest}`: the example questions stored with a build (app.store.examples);
+- `{prefix}-bank-{key}`: the embeddings of a bank (emergency exemplars, question bank, card
+  sentences), keyed by the model and the bank's texts (app.store.banks);
 - `{prefix}-active`: a pointer; its metadata names the build being served. Switching
   builds is one metadata write, so readers see the old build or the new one, never a mix
   (app.store.pointer);
@@ -26,6 +28,7 @@ from typing import Any
 
 from app.core.cards import Card
 from app.core.config import Settings
+from app.store.banks import BankSets
 from app.store.builds import Builds
 from app.store.calls import ChromaCalls
 from app.store.examples import ExampleSets
@@ -52,6 +55,7 @@ class IndexStore:
         self.calls.on_transport_error(self.pointer.forget)
         self.builds = Builds(self.calls, self.prefix)
         self.example_sets = ExampleSets(self.calls, self.builds, self.prefix)
+        self.bank_sets = BankSets(self.calls, self.builds, self.prefix)
         self.ingest_lock = IngestLock(self.calls, self.prefix)
         self.reads = Reads(self.calls, self.pointer)
 
@@ -113,6 +117,24 @@ class IndexStore:
 
     def examples_of(self, build: str) -> tuple[list[Row], list[list[float]]] | None:
         return self.example_sets.read(build)
+
+    # -- the banks' embeddings (app.store.banks) --------------------------------------
+
+    def bank_name(self, key: str) -> str:
+        return self.bank_sets.name_for(key)
+
+    def list_banks(self) -> list[str]:
+        return self.bank_sets.names()
+
+    def has_bank(self, key: str, count: int) -> bool:
+        return self.bank_sets.has(key, count)
+
+    def write_bank(self, key: str, meta: dict[str, Any], vectors: Any, batch: int) -> None:
+        self.bank_sets.write(key, meta, vectors, batch)
+
+    def bank_vectors(self, key: str, count: int) -> Any:
+        """The stored vectors of bank `key` (an ndarray of `count` rows), or None."""
+        return self.bank_sets.read(key, count)
 
     # -- the active pointer -----------------------------------------------------------
 

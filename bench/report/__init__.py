@@ -1,13 +1,13 @@
 """docs/benchmarks.md and docs/bench/*.png from the raw results: one renderer per
-section (header, floor, profile, load, ingest, memory, peer); `write` puts them together with the
-targets table at the top and the findings at the end."""
+section (header, floor, profile, load, startup, ingest, memory, peer); `write` puts them
+together with the targets table at the top and the findings at the end."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
 
-from bench.report import floor, header, ingest, load, memory, peer, profile
+from bench.report import floor, header, ingest, load, memory, peer, profile, startup
 from bench.report.format import Section, table
 
 
@@ -17,6 +17,7 @@ def sections(results: dict[str, Any], charts_dir: Path) -> list[Section]:
         floor.render(s["floor"], charts_dir) if "floor" in s else None,
         profile.render(s["profile"]) if "profile" in s else None,
         load.render(s["load"], charts_dir) if "load" in s else None,
+        startup.render(s["startup"]) if "startup" in s else None,
         ingest.render(s["ingest"], charts_dir, bool(results.get("quick")))
         if "ingest" in s
         else None,
