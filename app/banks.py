@@ -23,13 +23,17 @@ from typing import Any
 
 import numpy as np
 
-from app.core.errors import ServiceError
+from app.core.errors import ServiceError, StoreUnavailableError
 from app.core.text import fold
 from app.core.vector_cache import BULK, Embed, cache_key, cached_embed
+from app.store.deadline import deadline
 
 log = logging.getLogger(__name__)
 
 WARM_CARDS = 400  # the cards whose sentences a worker embeds before it serves
+# A worker's read of one stored bank (0.2-0.4 s from a Chroma server here): a store that
+# does not answer within this costs a start this much once, then it embeds the banks.
+BANK_READ_S = 10.0
 
 
 def sentence_texts(card_texts: Iterable[str]) -> list[str]:
@@ -59,7 +63,8 @@ def bank_texts(card_texts: Sequence[str]) -> dict[str, list[str]]:
 class StoredBanks:
     """A bulk embedding function: a call with at least BULK texts is read from the store
     (the vectors ingest stored for this model and these texts), else from the disk cache,
-    else embedded. Smaller calls (the patients' questions) go straight to `embed`.
+    else embedded. Smaller calls (the patients' questions) go straight to `embed`. A store
+    that does not answer within BANK_READ_S is not asked again by this process.
     `embedded` counts the texts this process embedded in bulk calls (0 after an ingest)."""
 
     def __init__(self, embed: Embed, model_id: str, store: Any, cache_dir: Any = None):
@@ -70,6 +75,7 @@ class StoredBanks:
         self._lock = threading.Lock()
         self.embedded = 0
         self.read_from_store = 0
+        self._store_reachable = True
 
     def _count(self, embed: Embed) -> Embed:
         def counted(texts: list[str]) -> np.ndarray:
@@ -83,11 +89,15 @@ class StoredBanks:
         if len(texts) < BULK:
             return self._embed(texts)
         key = cache_key(self._model_id, texts)
-        try:
-            stored = self._store.bank_vectors(key, len(texts))
-        except ServiceError as exc:
-            log.info("bank of %d texts not read from the store (%s)", len(texts), exc)
-            stored = None
+        stored = None
+        if self._store_reachable:
+            try:
+                with deadline(BANK_READ_S):
+                    stored = self._store.bank_vectors(key, len(texts))
+            except ServiceError as exc:
+                log.info("bank of %d texts not read from the store (%s)", len(texts), exc)
+                if isinstance(exc, StoreUnavailableError):
+                    self._store_reachable = False  # the next banks do not wait for it
         if stored is not None:
             with self._lock:
                 self.read_from_store += len(texts)

@@ -26,7 +26,7 @@ from typing import Any
 from app.agent.examples import Example, examples_hash, read_examples
 from app.banks import WARM_CARDS, store_banks
 from app.core.config import Settings
-from app.core.errors import IndexNotReadyError
+from app.core.errors import IndexNotReadyError, StoreWriteError
 from app.core.vector_cache import cached_embed
 from app.embedding import Embedder
 from app.store import schema
@@ -52,9 +52,15 @@ class IngestReport:
     verify_seconds: float = 0.0
     banks_embedded: int = 0  # texts of the banks embedded and stored (app.banks)
     banks_seconds: float = 0.0  # of `seconds`: checking, embedding and storing the banks
+    banks_error: str = ""  # why the banks could not be stored (the build serves without them)
 
     def summary(self) -> str:
         banks = f"; banks: {self.banks_embedded} texts embedded" if self.banks_embedded else ""
+        if self.banks_error:
+            banks = (
+                f"; banks NOT stored ({self.banks_error}): workers embed them at start, "
+                "re-run the ingest once the store has room"
+            )
         if not self.rebuilt:
             return (
                 f"ingest: index is up to date ({self.cards} cards, {self.chunks} chunks, "
@@ -155,7 +161,9 @@ def run_ingest(
         current, name = _is_current(store, wanted)
         if current and name:
             t_banks = time.perf_counter()
-            banks = _banks(settings, embedder, store, corpus, lock=True, break_lock=break_lock)
+            banks, banks_error = _banks(
+                settings, embedder, store, corpus, lock=True, break_lock=break_lock
+            )
             return IngestReport(
                 len(corpus.cards),
                 len(rows),
@@ -164,6 +172,7 @@ def run_ingest(
                 rebuilt=False,
                 banks_embedded=banks,
                 banks_seconds=time.perf_counter() - t_banks,
+                banks_error=banks_error,
             )
 
     store.acquire_ingest_lock(break_lock=break_lock)
@@ -186,7 +195,7 @@ def run_ingest(
     try:
         _drop_other_versions(store, name)
         t_banks = time.perf_counter()
-        banks = _banks(settings, embedder, store, corpus)
+        banks, banks_error = _banks(settings, embedder, store, corpus)
         banks_seconds = time.perf_counter() - t_banks
     finally:
         _release(store)
@@ -201,6 +210,7 @@ def run_ingest(
         verify_seconds=steps["verify"],
         banks_embedded=banks,
         banks_seconds=banks_seconds,
+        banks_error=banks_error,
     )
 
 
@@ -211,10 +221,32 @@ def _banks(
     corpus: Corpus,
     lock: bool = False,
     break_lock: bool = False,
+) -> tuple[int, str]:
+    """Store the banks of the active build that the store does not hold yet (app.banks).
+    Returns (texts embedded, "") or, when the store refused them, (0, why): the build is
+    already switched and serving, and a worker embeds a missing bank itself, so a bank
+    that cannot be stored (a full disk) is reported, not fatal. `lock`: take the ingest
+    lock first if anything is to be written (the build was current, so this ingest does
+    not hold it yet)."""
+    try:
+        return _store_banks(settings, embedder, store, corpus, lock, break_lock), ""
+    except StoreWriteError as exc:
+        log.error(
+            "the active build serves, but its banks could not be stored (%s); workers will "
+            "embed them at start (slower) until an ingest stores them",
+            exc,
+        )
+        return 0, str(exc)
+
+
+def _store_banks(
+    settings: Settings,
+    embedder: Embedder,
+    store: IndexStore,
+    corpus: Corpus,
+    lock: bool,
+    break_lock: bool,
 ) -> int:
-    """Store the banks of the active build that the store does not hold yet (app.banks);
-    the texts embedded. `lock`: take the ingest lock first if anything is to be written
-    (the build was current, so this ingest does not hold it yet)."""
     # the cards a worker warms: the build's, by id (IndexStore.list_cards), without
     # reading the build back
     cards = [c.text for c in sorted(corpus.cards, key=lambda c: c.id)][:WARM_CARDS]

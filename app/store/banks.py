@@ -13,6 +13,7 @@ one; the embedded store and the Chroma server hold them the same way.
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 import numpy as np
@@ -41,19 +42,26 @@ class BankSets:
         return sorted(n for n in names if n.startswith(f"{self._prefix}-bank-"))
 
     def write(self, key: str, meta: dict[str, Any], vectors: np.ndarray, batch: int) -> None:
-        """Store bank `key` (an incomplete one of the same key is replaced)."""
+        """Store bank `key` (an incomplete one of the same key is replaced; one this write
+        leaves incomplete is removed)."""
         name = self.name_for(key)
         self._calls.delete_collection(name)
         count = int(vectors.shape[0])
         meta = {**meta, "texts": count, COMPLETE: False}
-        self._builds.create(name, meta)
         rows = [Row(id=f"b{i:06d}", document="", metadata={"i": i}) for i in range(count)]
-        self._builds.write_rows(name, rows, vectors.tolist(), batch)
         done = {**meta, COMPLETE: True}
-        self._calls.write_call(
-            f"mark {name} complete",
-            lambda c: c.get_collection(name, embedding_function=None).modify(metadata=done),
-        )
+        try:
+            self._builds.create(name, meta)
+            self._builds.write_rows(name, rows, vectors.tolist(), batch)
+            self._calls.write_call(
+                f"mark {name} complete",
+                lambda c: c.get_collection(name, embedding_function=None).modify(metadata=done),
+            )
+        except BaseException:
+            # a bank cut short (a full disk) is never read; give its space back now
+            with contextlib.suppress(Exception):  # the write's own error says more
+                self._calls.delete_collection(name)
+            raise
 
     def has(self, key: str, count: int) -> bool:
         return self._complete(key, count) is not None

@@ -224,7 +224,7 @@ def _stack_env(
 def small_disk_stack(
     built_images: None, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Stack]:
-    """The stack with tests/compose/small-disk.yaml: Chroma's data on an 8 MB tmpfs.
+    """The stack with tests/compose/small-disk.yaml: Chroma's data on a 64 MB tmpfs.
 
     COMPOSE_FILE names both files, so every `docker compose` call of Stack.dc (run, exec,
     logs, down) sees the override and never recreates chroma without it."""

@@ -1,7 +1,7 @@
 """Faults against the real compose stack: what breaks, what the client sees, and what is
 left behind. One stack for the first five tests (file order matters: the ingest test
 leaves > 1,000 vectors that the restart test reuses, though each test stands on its own),
-and a second stack whose Chroma data sits on a 32 MB tmpfs for the store-write errors.
+and a second stack whose Chroma data sits on a 64 MB tmpfs for the store-write errors.
 
 Table of results: docs/reliability.md."""
 
@@ -70,6 +70,12 @@ def synthetic_corpus(dest: Path, n: int) -> Path:
     for path in dest.iterdir():
         path.chmod(0o644)
     return dest
+
+
+def split_banks(names: set[str]) -> tuple[set[str], set[str]]:
+    """(the builds' collections, the banks stored with the active build: app.store.banks)."""
+    banks = {n for n in names if n.startswith("cards-bank-")}
+    return names - banks, banks
 
 
 def ingest_clean(
@@ -481,7 +487,9 @@ def test_ingest_killed_halfway_keeps_serving_and_next_ingest_cleans_up(
     )
     assert after["collection"] not in (old, partial)
     examples = "cards-examples-" + after["collection"].removeprefix("cards-")
-    assert collections(stack) == {"cards-active", after["collection"], examples}
+    builds, banks = split_banks(collections(stack))
+    assert builds == {"cards-active", after["collection"], examples}
+    assert len(banks) == 3, banks  # emergency, questions, the new build's sentences
     answers(stack)
     print(
         f"\npartial build {partial} killed mid-write; {old} kept serving; "
@@ -547,7 +555,7 @@ def test_restart_with_more_than_1000_vectors_answers_the_same(
     print(f"\n{after['chunks']} vectors survived down + up ({restart_s:.0f} s); same answers")
 
 
-# --- store write errors (second stack: Chroma data on a 32 MB tmpfs) ----------------------
+# --- store write errors (second stack: Chroma data on a 64 MB tmpfs) ----------------------
 
 
 def _clear_report(text: str) -> bool:
@@ -582,10 +590,12 @@ def test_disk_full_during_ingest_keeps_the_old_index(
     small_disk_stack: Stack, tmp_path: Path
 ) -> None:
     stack = small_disk_stack
-    # ~28 MB of rows (and the example questions' ~10 MB) for ~19 MB free
+    # ~28 MB of rows (and the example questions' ~10 MB) for ~25 MB free
     corpus = synthetic_corpus(tmp_path / "cards", 32)
     with logs_on_failure(stack):
         before = readyz(stack)
+        names = collections(stack)
+        assert len(split_banks(names)[1]) == 3, names  # the baked build's banks fit
         res = ingest_clean(stack, corpus)
         text = output(res)
         df = stack.dc("exec", "-T", "chroma", "df", "-h", "/data").stdout
@@ -594,7 +604,12 @@ def test_disk_full_during_ingest_keeps_the_old_index(
         assert "removing the partial build" in text, text
         assert readyz(stack)["collection"] == before["collection"]
         examples = "cards-examples-" + before["collection"].removeprefix("cards-")
-        assert collections(stack) == {"cards-active", before["collection"], examples}
+        assert split_banks(collections(stack))[0] == {
+            "cards-active",
+            before["collection"],
+            examples,
+        }
+        assert collections(stack) == names, "the failed ingest left something behind"
         answers(stack)
         print(f"\n{df}")
     assert _clear_report(text), text[-3000:]

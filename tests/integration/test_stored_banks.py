@@ -165,3 +165,37 @@ def test_a_worker_reads_the_banks_from_a_chroma_server(
     assert calls == []
     assert resources.banks is not None
     assert resources.banks.read_from_store == report.banks_embedded
+
+
+def test_banks_the_store_refuses_leave_the_build_serving_and_no_partial_bank(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A full disk while the banks are written, after the switch: the new build serves,
+    the ingest reports the banks as not stored (a worker embeds them at start), and no
+    partial bank is left to fill the disk."""
+    from app.core.errors import StoreWriteError
+    from app.store.builds import Builds
+
+    real = Builds.write_rows
+
+    def refuse_banks(self: Builds, name: str, *args: object, **kwargs: object) -> None:
+        if "-bank-" in name:
+            real(self, name, *args, **kwargs)  # type: ignore[arg-type]
+            raise StoreWriteError(f"the store refused to write {name}: disk full (test)")
+        real(self, name, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Builds, "write_rows", refuse_banks)
+    embedder = get_embedder(settings)
+    store = IndexStore(settings)
+    report = run_ingest(settings, embedder, store, clean=True)
+    assert report.rebuilt and report.banks_embedded == 0
+    assert "disk full (test)" in report.banks_error
+    assert "banks NOT stored" in report.summary() and "re-run the ingest" in report.summary()
+    assert store.active_name() == report.collection
+    assert store.list_banks() == []  # the bank cut short was removed
+    assert len(store.list_cards()) == report.cards
+
+    monkeypatch.setattr(Builds, "write_rows", real)
+    again = run_ingest(settings, embedder, store)  # room again: the next ingest stores them
+    assert not again.rebuilt and again.banks_error == ""
+    assert again.banks_embedded > 5000 and len(store.list_banks()) == 3
