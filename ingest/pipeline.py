@@ -185,11 +185,7 @@ def run_ingest(
         log.error(
             "ingest failed; removing the partial build %s, the active index is untouched", name
         )
-        try:
-            store.delete_collection(name)
-            store.delete_collection(store.examples_name(name))
-        except Exception as cleanup_exc:  # the original error matters more
-            log.error("could not remove partial build %s: %s", name, cleanup_exc)
+        _remove_partial(store, name)
         _release(store)
         raise
     try:
@@ -291,6 +287,24 @@ def _build(
     store.mark_ready(name, meta)
     t3 = time.perf_counter()
     return {"embed": t1 - t0, "write": t2 - t1, "verify": t3 - t2}
+
+
+def _remove_partial(store: IndexStore, name: str) -> None:
+    """Remove the collections of a failed build, its example questions first (the smaller,
+    and the one a full disk refuses last). On a full disk Chroma may refuse to delete a large
+    collection too (SQLite needs room to record the deletion): what stays is named, and
+    the next ingest that succeeds removes it."""
+    for collection in (store.examples_name(name), name):
+        try:
+            store.delete_collection(collection)
+        except Exception as cleanup_exc:  # the original error matters more
+            log.error(
+                "could not remove partial build %s (%s): %s; it does not serve, and the next "
+                "ingest that succeeds removes it (free disk space first if it is full)",
+                name,
+                collection,
+                cleanup_exc,
+            )
 
 
 def _drop_other_versions(store: IndexStore, keep: str) -> None:
