@@ -4,7 +4,7 @@ Never change it: it stands for databases that already exist."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from sqlalchemy import (
@@ -60,7 +60,9 @@ schema_info = Table(
     Column("created_at", DateTime, nullable=False),
 )
 
-NOW = datetime(2026, 11, 30, 12, 0)  # naive UTC, as the store keeps it
+# Naive UTC, as the store keeps it; a day old, so well inside the retention period when a
+# service started on such a database purges (that uses the real clock).
+NOW = (datetime.now(UTC) - timedelta(days=1)).replace(tzinfo=None, microsecond=0)
 
 
 def create_schema(url: str) -> None:
