@@ -52,9 +52,9 @@ def run(argv: list[str] | None = None) -> int:
         return 0
     settings = get_settings()
     setup_logging("WARNING")
-    alembic = logging.getLogger("alembic")
-    alembic.setLevel(logging.INFO)
-    alembic.addFilter(lambda record: record.getMessage().startswith("Running "))
+    steps = logging.getLogger("alembic.runtime.migration")  # "Running upgrade 0001 -> 0002"
+    steps.setLevel(logging.INFO)
+    steps.addFilter(lambda record: record.getMessage().startswith("Running "))
     store = FeedbackStore(
         settings.feedback_database_url.get_secret_value(), settings.feedback_retention_days
     )
