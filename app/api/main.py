@@ -20,6 +20,7 @@ from app.composition import Resources
 from app.core.config import Settings, get_settings
 from app.core.logging import setup_logging
 from app.feedback.service import get_feedback
+from app.feedback.store import FeedbackSchemaError
 
 WEB_DIR = Path(__file__).resolve().parents[1] / "web"
 log = logging.getLogger(__name__)
@@ -71,12 +72,18 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         setup_logging(conf.log_level)
+        # First, before the model loads: a feedback schema behind or ahead of this code
+        # stops the worker at once. The writer thread then purges, off the request path.
+        try:
+            get_feedback(conf).start()
+        except FeedbackSchemaError as exc:
+            log.critical("%s", exc)
+            raise
         # Heavy resources are created here, in each worker after the fork.
         app.state.resources = Resources.create(conf)
         # A dead store cannot stall start-up: reaching it gets REQUEST_DEADLINE_S at most.
         app.state.resources.warm(store_deadline_s=conf.request_deadline_s)
         app.state.resources.watch_builds()  # a switched build is warmed off the request path
-        get_feedback(conf).start()  # schema and retention purge, off the request path
         log.info("ready to serve (generator=%s, store=%s)", conf.generator, conf.chroma_mode)
         yield
         app.state.resources.stop_watching()

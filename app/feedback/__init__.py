@@ -7,6 +7,8 @@ similarity for `make gaps` and GET /api/admin/gaps.
 
     url.py       FEEDBACK_DATABASE_URL: which databases are supported
     tables.py    the schema (SQLAlchemy Core)
+    schema.py    its migrations (Alembic, migrations/): where a database stands, upgrade
+    migrate.py   `python -m app.feedback.migrate upgrade|current|downgrade|history`
     store.py     reads and writes, SQLite (WAL) or PostgreSQL
     ids.py       answer ids (time-ordered, 32 hex characters)
     recorder.py  the bounded queue and background writer for answer records

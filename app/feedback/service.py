@@ -2,7 +2,7 @@
 the API needs: `record_answer` (called by /api/ask) and `add_feedback`.
 
 Created lazily per process, like the embedder (after gunicorn forks); the app's lifespan
-starts it (schema, purge) and stops it (flushes the queue).
+starts it (schema check, then the writer: purge) and stops it (flushes the queue).
 """
 
 from __future__ import annotations
@@ -23,7 +23,12 @@ from app.core.config import Settings
 from app.feedback.ids import created_at_s
 from app.feedback.metrics import FEEDBACK_STORED, WRITE_FAILURES
 from app.feedback.recorder import AnswerRecorder, utcnow
-from app.feedback.store import AnswerRecord, FeedbackStore, FeedbackStoreError
+from app.feedback.store import (
+    AnswerRecord,
+    FeedbackSchemaError,
+    FeedbackStore,
+    FeedbackStoreError,
+)
 from app.safety.pii import EMPTY_QUESTION, clean_question
 from app.store.index import IndexStore
 
@@ -64,6 +69,17 @@ class FeedbackService:
         self.recorder = AnswerRecorder(self.store, settings.feedback_queue_max)
 
     def start(self) -> None:
+        """Check the schema, creating it in an empty database, then start the writer.
+        Raises FeedbackSchemaError when the database is behind this code (the message
+        names the command that migrates it) or ahead of it: the worker must not start.
+        Any other store error (database down, read-only volume) is logged and start goes
+        on: answers are served, and the writer retries."""
+        try:
+            self.store.create_schema(utcnow())
+        except FeedbackSchemaError:
+            raise
+        except FeedbackStoreError as exc:
+            log.warning("feedback: schema not checked at start (the writer retries): %s", exc)
         self.recorder.start()
 
     def stop(self) -> None:

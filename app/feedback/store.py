@@ -25,14 +25,24 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Connection, Engine, create_engine, delete, event, select, text
+from sqlalchemy import (
+    Connection,
+    Engine,
+    create_engine,
+    delete,
+    event,
+    select,
+    text,
+    union_all,
+)
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 
 from app.core.database_url import describe, parse_database_url
 from app.core.errors import ServiceError
-from app.feedback.tables import SCHEMA_VERSION, answers, feedback, metadata, schema_info
+from app.feedback import schema
+from app.feedback.tables import SCHEMA_VERSION, answers, feedback, schema_info
 
 log = logging.getLogger(__name__)
 
@@ -44,6 +54,11 @@ _SCHEMA_LOCK = 0x0FEEDBAC  # PostgreSQL advisory lock: one process creates the s
 class FeedbackStoreError(ServiceError):
     """The feedback database could not be read or written: full disk, read-only volume,
     database down, or a schema written by a newer version of the service."""
+
+
+class FeedbackSchemaError(FeedbackStoreError):
+    """The database is not at this service's schema head: behind (the message names the
+    command that migrates it) or written by a newer version. The service does not start."""
 
 
 @dataclass(frozen=True)
@@ -178,24 +193,55 @@ class FeedbackStore:
             yield conn
 
     def create_schema(self, now: datetime) -> None:
-        """Create the tables if missing and record the schema version. Safe when several
-        workers start at once (one transaction, serialized by the database)."""
+        """At start: create the tables at head in an empty database, or check that the
+        database is at head (schema.ensure_head). Raises FeedbackSchemaError, naming the
+        command to run, when it is behind or unknown. Safe when several workers start at
+        once: one transaction, serialized by the database."""
         with self._write("creating the schema") as conn:
-            if self.backend == "postgresql":
-                conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _SCHEMA_LOCK})
-            metadata.create_all(conn)
-            found = conn.execute(select(schema_info.c.version)).scalar()
-            if found is None:
-                conn.execute(
-                    schema_info.insert().values(id=1, version=SCHEMA_VERSION, created_at=now)
-                )
-            elif found != SCHEMA_VERSION:
-                raise FeedbackStoreError(
-                    f"feedback store {describe(self.url)} has schema version {found}; this "
-                    f"service writes version {SCHEMA_VERSION} and cannot migrate it: "
-                    "run the service version that wrote it, or point FEEDBACK_DATABASE_URL "
-                    "at a new database"
-                )
+            self._lock_schema(conn)
+            try:
+                schema.ensure_head(conn, now)
+            except schema.SchemaMismatch as exc:
+                raise FeedbackSchemaError(f"feedback store {describe(self.url)} is {exc}") from exc
+            self._check_version(conn)
+
+    def upgrade(self, target: str = "head", now: datetime | None = None) -> schema.SchemaState:
+        """Migrate the schema up to `target`; returns the state before. For `python -m
+        app.feedback.migrate` (an operator, once): the service never calls it."""
+        with self._migrating("upgrading the schema") as conn:
+            return schema.upgrade(conn, target, now)
+
+    def downgrade(self, target: str) -> schema.SchemaState:
+        """Migrate the schema down to revision `target`; returns the state before."""
+        with self._migrating("downgrading the schema") as conn:
+            return schema.downgrade(conn, target)
+
+    def schema_state(self) -> schema.SchemaState:
+        with self._read("reading the schema revision") as conn:
+            return schema.state(conn)
+
+    @contextmanager
+    def _migrating(self, what: str) -> Iterator[Connection]:
+        with self._write(what) as conn:
+            self._lock_schema(conn)
+            try:
+                yield conn
+            except schema.SchemaMismatch as exc:
+                raise FeedbackSchemaError(f"feedback store {describe(self.url)}: {exc}") from exc
+
+    def _lock_schema(self, conn: Connection) -> None:
+        if self.backend == "postgresql":
+            conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _SCHEMA_LOCK})
+
+    def _check_version(self, conn: Connection) -> None:
+        found = conn.execute(select(schema_info.c.version)).scalar()
+        if found != SCHEMA_VERSION:
+            raise FeedbackSchemaError(
+                f"feedback store {describe(self.url)} has schema version {found}; this "
+                f"service writes version {SCHEMA_VERSION} and cannot migrate it: "
+                "run the service version that wrote it, or point FEEDBACK_DATABASE_URL "
+                "at a new database"
+            )
 
     def schema_version(self) -> int | None:
         with self._read("reading the schema version") as conn:
@@ -252,21 +298,29 @@ class FeedbackStore:
         """Refused questions and questions whose answer was rated unhelpful, newest first,
         from the last `days` days (never older than the retention period)."""
         since = now - min(timedelta(days=days), self.retention)
-        query = (
-            select(
-                answers.c.question,
-                answers.c.outcome,
-                answers.c.created_at,
-                feedback.c.helpful,
-                feedback.c.reason,
-            )
-            .select_from(answers.outerjoin(feedback, feedback.c.answer_id == answers.c.answer_id))
-            .where(answers.c.created_at >= since)
-            .where((answers.c.outcome == "refused") | (feedback.c.helpful.is_(False)))
-            .where(answers.c.question != "")
-            .order_by(answers.c.created_at.desc())
-            .limit(limit)
+        columns = (
+            answers.c.question,
+            answers.c.outcome,
+            answers.c.created_at,
+            feedback.c.helpful,
+            feedback.c.reason,
         )
+        recent = (answers.c.created_at >= since) & (answers.c.question != "")
+        # Two index scans instead of one OR over the join: refused answers through
+        # ix_answers_outcome_created_at, the other unhelpful ones through
+        # ix_feedback_helpful (revision 0002). No answer is in both.
+        refused = (
+            select(*columns)
+            .select_from(answers.outerjoin(feedback, feedback.c.answer_id == answers.c.answer_id))
+            .where(answers.c.outcome == "refused", recent)
+        )
+        unhelpful = (
+            select(*columns)
+            .select_from(feedback.join(answers, feedback.c.answer_id == answers.c.answer_id))
+            .where(feedback.c.helpful.is_(False), answers.c.outcome != "refused", recent)
+        )
+        both = union_all(refused, unhelpful).subquery()
+        query = select(both).order_by(both.c.created_at.desc()).limit(limit)
         with self._read("reading refused and unhelpful questions") as conn:
             return [
                 GapRow(r.question, r.outcome, r.helpful, r.reason, r.created_at)

@@ -1,8 +1,11 @@
 """The feedback schema (SQLAlchemy Core). No IP address, no raw question: `question` is
 the agent state's "query" (markup and personal data removed).
 
-Bump SCHEMA_VERSION when a table changes; a database written by a newer version is
-never written to by an older service (see FeedbackStore.create_schema).
+A change to these tables comes with a revision in migrations/versions/ (app.feedback.schema;
+tests/unit/feedback/test_migrations.py checks that head makes exactly these tables).
+SCHEMA_VERSION, kept in feedback_schema, is what services older than the migrations check:
+bump it only in a revision that such a service could not read or write (a revision that
+adds an index keeps it), so an old image refuses the database instead of corrupting it.
 """
 
 from __future__ import annotations
@@ -82,6 +85,7 @@ feedback = Table(
     Column("helpful", Boolean, nullable=False),
     Column("reason", String(32), nullable=True),
     Column("created_at", UTCDateTime, nullable=False),
+    Index("ix_feedback_helpful", "helpful"),  # revision 0002: the gaps report
 )
 
 schema_info = Table(
