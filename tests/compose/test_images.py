@@ -29,7 +29,7 @@ packages = {
     "presidio_analyzer": "presidio-analyzer", "presidio_anonymizer": "presidio-anonymizer",
     "spacy": "spacy", "validate_docbr": "validate-docbr", "rapidfuzz": "rapidfuzz",
     "sqlalchemy": "SQLAlchemy", "psycopg": "psycopg", "sklearn": "scikit-learn",
-    "fastapi_swagger": "fastapi-swagger",
+    "fastapi_swagger": "fastapi-swagger", "alembic": "alembic", "mako": "Mako",
 }
 versions = {}
 for module, dist in packages.items():
