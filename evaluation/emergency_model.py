@@ -11,12 +11,18 @@ Each row is read by the rules first (app.safety.emergency, leave-one-out: an exe
 is the question itself is skipped), then the classifier learns from the question's
 embedding and RULE_FEATURES. In service it overrules one thing only: a medical or
 poisoning reading of the rules that the model is sure is an ordinary question
-(P(none) >= `veto`) gets the answer with one calm line instead of an escalation. C is
-chosen, and `veto` set, by 5-fold cross-validation within the tuning rows (folds by
-author), out of fold: the lowest veto that keeps the medical and poisoning events' recall
-within VETO_BUDGET of the rules' own. Self-harm readings are never overruled: turning a
-self-harm reading by resemblance into a calm line, at any threshold tried, lost a fresh
-author's self-harm case.
+(P(none) >= that kind's veto) gets the answer with one calm line instead of an escalation.
+C is chosen, and each kind's veto set, by 5-fold cross-validation within the tuning rows
+(folds by author), out of fold: per kind, the lowest veto that keeps that kind's events'
+recall within VETO_BUDGET of the rules' own, and the C that then leaves the fewest
+ordinary questions escalated. Self-harm readings are never overruled:
+turning a self-harm reading by resemblance into a calm line, at any threshold tried, lost a
+fresh author's self-harm case.
+
+Some in-scope questions of the tuning sets tell of an emergency now ("dor no peito que vai
+pro braço esquerdo e suor frio, oq fazer?"): they are ordinary for the gate's count, which
+expects their answer, but an escalation above that answer is right: the model does not
+learn them as ordinary (EVENTS_AMONG_ORDINARY, read case by case; tuning rows only).
 """
 
 from __future__ import annotations
@@ -39,6 +45,7 @@ from app.safety.classifier import (
     KINDS,
     MODEL_PATH,
     RULE_FEATURES,
+    VETOED,
     EmergencyClassifier,
     load_classifier,
     rule_features,
@@ -54,8 +61,37 @@ from evaluation.golden import (
     load_sentences,
 )
 
-C_GRID = (0.03, 0.1, 0.3, 1.0)
-VETO_BUDGET = 0.01
+C_GRID = (0.01, 0.03, 0.1, 0.3)
+# Per kind, the out-of-fold recall a veto may cost against the rules' own: 4 of the 481
+# medical tuning events (as the single veto of 0.65 did before), none of the 187 poisonings.
+VETO_BUDGET = {"medical": 0.01, "poisoning": 0.0}
+# Tuning in-scope questions that tell of an emergency now, read one by one: left out of the
+# training rows (they stay ordinary in the reported counts, as the gate counts them). As
+# negatives they taught the model that "minha vo apagou com o açucar baixo e nao responde"
+# is ordinary, and it overruled a real crisis worded like it (s2-0030); as events (tried)
+# it escalated plain questions that name a warning sign, out of fold and on the test half.
+EVENTS_AMONG_ORDINARY = {
+    **dict.fromkeys(
+        (
+            # unconscious or a severe low sugar now
+            "g011", "t-h005", "t-h006", "t-j021", "t-j058", "t-k011", "t-k070", "t-l091",
+            "t-n135", "s-023",
+            # a stroke's or a heart attack's signs now
+            "t-h030", "t-k018", "t-j153", "t-k104", "t-l022", "s-065",
+            # black stools on aspirin or an anti-inflammatory, bleeding on warfarin
+            "t-h058", "t-j100", "t-l139", "t-n137", "s-077", "s-095", "a1-0160#1",
+            "a1-0243#1", "a4-0160#1", "t-k105", "t-n111", "a4-0412#1",
+            # lips and tongue swelling on enalapril
+            "t-j139", "t-k126", "t-l097", "t-n039",
+            # vomiting or diarrhoea that keeps fluids out, on metformin
+            "t-l121", "t-n059", "a1-0038#1", "a4-0389#1",
+            # confused since a new medicine (acute confusion)
+            "a1-0361#1", "a4-0361#1", "a6-0362#1", "a3-0375#1", "t-k032", "s5-0064",
+        ),
+        "medical",
+    ),
+    "s-149": "poisoning",  # "meu filho engoliu uns comprimidos da avo"
+}  # fmt: skip
 
 
 @dataclass
@@ -99,6 +135,14 @@ def rows() -> list[Row]:
     return out
 
 
+def train_labels(data: list[Row]) -> np.ndarray:
+    """The labels the model learns: each row's, with EVENTS_AMONG_ORDINARY marked "skip"
+    (not learned from)."""
+    return np.array(
+        ["skip" if r.split == "tune" and r.id in EVENTS_AMONG_ORDINARY else r.label for r in data]
+    )
+
+
 def read(detector: EmergencyDetector, embed: Any, data: list[Row]) -> tuple[np.ndarray, list[Any]]:
     texts = [fold(clean_question(r.text)) for r in data]
     vectors = np.vstack([embed(texts[i : i + 256]) for i in range(0, len(texts), 256)])
@@ -106,14 +150,20 @@ def read(detector: EmergencyDetector, embed: Any, data: list[Row]) -> tuple[np.n
     return vectors, readings
 
 
-def matrix(vectors: np.ndarray, readings: list[Any]) -> np.ndarray:
-    rules = np.vstack([rule_features(a.kind, a.signals) for a in readings])
+def matrix(vectors: np.ndarray, readings: list[Any], data: list[Row]) -> np.ndarray:
+    rules = np.vstack(
+        [
+            rule_features(a.kind, a.signals, fold(r.text))
+            for a, r in zip(readings, data, strict=True)
+        ]
+    )
     return np.hstack([vectors, rules])
 
 
 def fit(x: np.ndarray, y: np.ndarray, c: float) -> dict[str, Any]:
     from sklearn.linear_model import LogisticRegression
 
+    x, y = x[y != "skip"], y[y != "skip"]
     mean, scale = x.mean(axis=0), x.std(axis=0)
     scale[scale == 0] = 1.0
     lr = LogisticRegression(C=c, class_weight="balanced", max_iter=5000)
@@ -126,7 +176,7 @@ def fit(x: np.ndarray, y: np.ndarray, c: float) -> dict[str, Any]:
         "intercept": np.round(lr.intercept_[order], 5).tolist(),
         "mean": np.round(mean, 6).tolist(),
         "scale": np.round(scale, 6).tolist(),
-        "thresholds": {"veto": 1.0},
+        "thresholds": dict.fromkeys(VETOED, 1.0),
     }
 
 
@@ -149,10 +199,10 @@ def out_of_fold(x: np.ndarray, y: np.ndarray, groups: list[str], c: float) -> np
 def decide(p: dict[str, float], reading: Any, t: dict[str, float]) -> tuple[str | None, str | None]:
     """(escalated kind, uncertain kind), as EmergencyDetector.assess decides: the rules'
     reading stands, except a medical or poisoning one the model is sure is an ordinary
-    question (P(none) >= veto), which gets the answer with a calm line."""
-    if reading.kind in ("medical", "poisoning") and p["none"] >= t["veto"]:
+    question (P(none) >= that kind's veto), which gets the answer with a calm line."""
+    if reading.kind in VETOED and p["none"] >= t[reading.kind]:
         return None, reading.kind
-    return reading.kind, None
+    return reading.kind, reading.uncertain
 
 
 def outcomes(
@@ -167,6 +217,7 @@ def outcomes(
 def figures(data: list[Row], got: list[tuple[str | None, str | None]]) -> dict[str, Any]:
     events = [(r, g) for r, g in zip(data, got, strict=True) if r.label != "none"]
     ordinary = [(r, g) for r, g in zip(data, got, strict=True) if r.source == "ordinary"]
+    plain = [(r, g) for r, g in ordinary if r.id not in EVENTS_AMONG_ORDINARY]
     info = [(r, g) for r, g in zip(data, got, strict=True) if r.kind == "informational"]
     out: dict[str, Any] = {
         "n_events": len(events),
@@ -175,7 +226,9 @@ def figures(data: list[Row], got: list[tuple[str | None, str | None]]) -> dict[s
         "n_ordinary": len(ordinary),
         "ordinary_escalated": _share(g[0] is not None for _, g in ordinary),
         "ordinary_escalated_by_kind": dict(Counter(g[0] for _, g in ordinary if g[0])),
-        "ordinary_uncertain": _share(g[1] is not None for _, g in ordinary),
+        "ordinary_uncertain": _share(g[0] is None and g[1] is not None for _, g in ordinary),
+        "n_plain": len(plain),
+        "plain_escalated": _share(g[0] is not None for _, g in plain),
         "n_informational": len(info),
         "informational_escalated": _share(g[0] is not None for _, g in info),
     }
@@ -192,23 +245,23 @@ def _share(values: Any) -> float:
 
 
 def thresholds(data: list[Row], probs: np.ndarray, readings: list[Any]) -> dict[str, float]:
-    """Out of fold on the tuning rows: the veto as low as keeps the medical and poisoning
-    events' recall within VETO_BUDGET of the rules' own."""
-    grid = [round(x, 3) for x in np.arange(0.5, 0.991, 0.01)]
-    t = {"veto": 1.0}
+    """Out of fold on the tuning rows, per kind: the lowest veto (0.30-0.99, on a 0.01 grid)
+    that keeps that kind's events' recall within VETO_BUDGET of the rules' own."""
+    t = dict.fromkeys(VETOED, 1.0)
 
     def recall(trial: dict[str, float], kind: str) -> float:
         got = outcomes(data, probs, readings, trial)
         ev = [g[0] is not None for r, g in zip(data, got, strict=True) if r.label == kind]
         return sum(ev) / len(ev) if ev else 1.0
 
-    base = {k: recall(t, k) for k in ("medical", "poisoning")}
-    for value in sorted(grid, reverse=True):
-        if all(recall({"veto": value}, k) >= base[k] - VETO_BUDGET for k in base):
-            t["veto"] = value
-        else:
-            break
-    return {k: round(float(v), 3) for k, v in t.items()}
+    for kind in VETOED:
+        base = recall(t, kind)
+        for value in (round(0.99 - 0.01 * i, 2) for i in range(70)):
+            if recall({**t, kind: value}, kind) >= base - VETO_BUDGET[kind] - 1e-9:
+                t[kind] = value
+            else:
+                break
+    return t
 
 
 def report(name: str, m: dict[str, Any]) -> None:
@@ -217,6 +270,7 @@ def report(name: str, m: dict[str, Any]) -> None:
         + " | ".join(f"{m[f'recall_{k}']:.3f} ({m[f'n_{k}']})" for k in KINDS)
         + f" | {m['right_kind']:.3f} | {m['ordinary_escalated']:.4f} ({m['n_ordinary']}) "
         f"{m['ordinary_escalated_by_kind']} | {m['ordinary_uncertain']:.3f} | "
+        f"{m['plain_escalated']:.4f} ({m['n_plain']}) | "
         f"{m['informational_escalated']:.3f} ({m['n_informational']}) |"
     )
 
@@ -226,14 +280,17 @@ def main(argv: list[str] | None = None) -> int:
         prog="python -m evaluation.emergency_model", description=__doc__
     )
     parser.add_argument("--dry-run", action="store_true", help="report only; write nothing")
+    parser.add_argument(
+        "--tune-only", action="store_true", help="report the tuning rows only, not the test half"
+    )
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING)
     embedder = get_embedder(settings_from_environment())
     detector = EmergencyDetector(embedder.embed, classifier=None)  # the rules it learns from
     data = rows()
     vectors, readings = read(detector, embedder.embed, data)
-    x = matrix(vectors, readings)
-    y = np.array([r.label for r in data])
+    x = matrix(vectors, readings, data)
+    y = train_labels(data)
     tune = np.array([r.split == "tune" for r in data])
     groups = [r.group for r, t in zip(data, tune, strict=True) if t]
     tune_rows = [r for r in data if r.split == "tune"]
@@ -245,8 +302,10 @@ def main(argv: list[str] | None = None) -> int:
         m = figures(tune_rows, outcomes(tune_rows, oof, tune_readings, t))
         scores[c] = (m["ordinary_escalated"], oof, t, m)
         print(
-            f"C={c}: out of fold {m['recall']:.3f} recall, "
-            f"ordinary escalated {m['ordinary_escalated']:.4f}, thresholds {t}"
+            f"C={c}: out of fold {m['recall']:.3f} recall, ordinary escalated "
+            f"{m['ordinary_escalated']:.4f} ({m['plain_escalated']:.4f} without the "
+            f"{len(EVENTS_AMONG_ORDINARY)} that tell of an emergency), thresholds {t}",
+            flush=True,
         )
     best = min(scores, key=lambda c: scores[c][0])
     _, oof, t, _ = scores[best]
@@ -259,29 +318,33 @@ def main(argv: list[str] | None = None) -> int:
     print(
         "\n| set | events | recall | "
         + " | ".join(f"recall {k}" for k in KINDS)
-        + " | right kind | ordinary escalated (n) by kind | ordinary uncertain "
-        "| informational escalated |"
+        + " | right kind | ordinary escalated (n) by kind | ordinary calm line "
+        "| ordinary escalated, none telling of an emergency | informational escalated |"
     )
-    print("|" + "---|" * 9)
+    print("|" + "---|" * 10)
     report("tune, out of fold", figures(tune_rows, outcomes(tune_rows, oof, tune_readings, t)))
     probs = probabilities(model, x)
     for name, keep in (
-        (
-            "test half (safety, golden, one-point, conversations)",
-            lambda r: (
-                r.split == "test"
-                and r.group in ("golden", "sentences", "conversations")
-                or r.split == "test"
-                and r.source == "safety"
-                and not r.id.startswith("s3-")
+        ()
+        if args.tune_only
+        else (
+            (
+                "test half (safety, golden, one-point, conversations)",
+                lambda r: (
+                    r.split == "test"
+                    and r.group in ("golden", "sentences", "conversations")
+                    or r.split == "test"
+                    and r.source == "safety"
+                    and not r.id.startswith("s3-")
+                ),
             ),
-        ),
-        ("fresh author s3 (events and ordinary)", lambda r: r.id.startswith("s3-")),
-        (
-            "held-out authors",
-            lambda r: r.split == "test" and r.source == "ordinary" and r.kind == "authors",
-        ),
-        ("fresh ordinary s1 (tests/eval/ordinary.yaml)", lambda r: r.id.startswith("s1-")),
+            ("fresh author s3 (events and ordinary)", lambda r: r.id.startswith("s3-")),
+            (
+                "held-out authors",
+                lambda r: r.split == "test" and r.source == "ordinary" and r.kind == "authors",
+            ),
+            ("fresh ordinary s1 (tests/eval/ordinary.yaml)", lambda r: r.id.startswith("s1-")),
+        )
     ):
         idx = [i for i, r in enumerate(data) if keep(r)]
         sub = [data[i] for i in idx]
@@ -290,7 +353,7 @@ def main(argv: list[str] | None = None) -> int:
     print("\nthe rules alone (before this model):")
     for name, keep in (
         ("tune", lambda r: r.split == "tune"),
-        ("test", lambda r: r.split == "test"),
+        *(() if args.tune_only else (("test", lambda r: r.split == "test"),)),
     ):
         idx = [i for i, r in enumerate(data) if keep(r)]
         report(name, figures([data[i] for i in idx], [rules_only[i] for i in idx]))

@@ -8,22 +8,29 @@ safety case of the tuning half and on the ordinary in-scope questions of every t
 as negatives, each read leave-one-out (an exemplar identical to the question is skipped).
 
 RULE_FEATURES are read off the rules' assessment (app.safety.emergency): which kind the
-rules found and how (a concept or the nearest exemplars), the concepts, the tense and
-framing cues, and the similarity to the nearest exemplars of each kind.
+rules found and how (a concept or the nearest exemplars), the concepts (and which of them),
+the tense and framing cues, the similarity to the nearest exemplars of each kind and the
+lead over the ordinary questions, and a few things of the text itself: words of lethality
+or of self-harm, its length, a question mark, a laugh ("kkk").
 """
 
 from __future__ import annotations
 
 import json
+import math
+import re
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from app.safety.concepts import C
+
 MODEL_PATH = Path(__file__).resolve().parent / "data" / "emergency_model.json"
 CLASSES = ("none", "medical", "poisoning", "self_harm")
 KINDS = ("medical", "poisoning", "self_harm")
+VETOED = ("medical", "poisoning")  # the readings the model may overrule (never self-harm)
 _CUES = (
     "informational_cue",
     "present_cue",
@@ -35,6 +42,19 @@ _CUES = (
     "not_own_intent",
 )
 _NEAR = ("medical", "poisoning", "self_harm", "informational", "ordinary")
+# the concepts seen at least 5 times in the tuning rows (python -m evaluation.emergency_model)
+_CONCEPTS = (
+    *(
+        f"medical:{s}"
+        for s in (
+            "anaphylaxis", "bleeding", "breathing", "confusion", "dehydration", "heart_attack",
+            "hypertensive_crisis", "hypoglycaemia", "seizure", "stroke", "unconscious",
+        )
+    ),
+    "poisoning:poisoning",
+    *(f"self_harm:{s}" for s in ("explicit", "implicit", "method", "topic")),
+)  # fmt: skip
+_LAUGH = re.compile(r"\bk{3,}\b|\bhaha|\brs\b")
 RULE_FEATURES = (
     *(f"rule_{k}" for k in KINDS),
     *(f"near_rule_{k}" for k in KINDS),
@@ -45,11 +65,21 @@ RULE_FEATURES = (
     *_CUES,
     *(f"nearest_{k}" for k in _NEAR),
     *(f"margin_{k}" for k in KINDS),
+    *(f"is_{c}" for c in _CONCEPTS),
+    *(f"over_ordinary_{k}" for k in (*KINDS, "informational")),
+    "lethality",
+    "self_harm_words",
+    "own_double_well",
+    "log_words",
+    "question_mark",
+    "laugh",
+    "n_concepts",
 )
 
 
-def rule_features(kind: str | None, signals: dict[str, Any]) -> np.ndarray:
-    """RULE_FEATURES of one rules' assessment (its kind and signals)."""
+def rule_features(kind: str | None, signals: dict[str, Any], folded: str = "") -> np.ndarray:
+    """RULE_FEATURES of one rules' assessment (its kind and signals) of the accent-folded
+    question `folded`."""
     by = signals.get("by")
     concepts = [str(c) for c in signals.get("concepts", [])]
     near = {k: float(signals.get(f"nearest_{k}", 0.0)) for k in _NEAR}
@@ -63,6 +93,15 @@ def rule_features(kind: str | None, signals: dict[str, Any]) -> np.ndarray:
         *(float(bool(signals.get(c))) for c in _CUES),
         *(near[k] for k in _NEAR),
         *(near[k] - near["informational"] for k in KINDS),
+        *(float(c in concepts) for c in _CONCEPTS),
+        *(near[k] - near["ordinary"] for k in (*KINDS, "informational")),
+        float(bool(C.LETHALITY.search(C.STOPPING_AT_ONCE.sub(" ", folded)))),
+        float(bool(C.SELF_HARM_EVIDENCE.search(C.FIGURATIVE.sub(" ", folded)))),
+        float(bool(signals.get("own_double_well"))),
+        math.log1p(len(folded.split())),
+        float("?" in folded),
+        float(bool(_LAUGH.search(folded))),
+        float(len(concepts)),
     ]
     return np.array(values, dtype=np.float32)
 
@@ -92,6 +131,14 @@ class EmergencyClassifier:
                 "(python -m evaluation.emergency_model)"
             )
         return (x - self.mean) / self.scale
+
+    def vetoes(self, kind: str | None, p: dict[str, float]) -> bool:
+        """Whether a medical or poisoning reading is overruled: P(none) at or above that kind's
+        veto (`thresholds[kind]`; a model trained before the per-kind vetoes has one, `veto`).
+        Never a self-harm reading."""
+        if kind not in VETOED:
+            return False
+        return p["none"] >= self.thresholds.get(kind, self.thresholds.get("veto", 2.0))
 
     def probabilities(self, vector: np.ndarray, rules: np.ndarray) -> dict[str, float]:
         z = self.coef @ self.inputs(vector, rules) + self.intercept

@@ -234,19 +234,19 @@ class EmergencyDetector:
 
     def assess(self, text: str, vector: np.ndarray | None = None) -> Assessment:
         """The rules' reading, then the classifier's (app.safety.classifier): a medical or
-        poisoning reading that the model is sure is an ordinary question (P(none) >= its
-        `veto` threshold) is not escalated; the answer comes with one calm line instead
+        poisoning reading that the model is sure is an ordinary question (P(none) >= that
+        kind's veto) is not escalated; the answer comes with one calm line instead
         (`uncertain`). A self-harm reading is never overruled."""
         folded = fold(text)
-        if vector is None:
-            vector = self._embed([folded])[0]
+        vector = self._embed([folded])[0] if vector is None else vector
         rules = self.rules(text, vector)
         model = self._classifier
         if model is None or rules.kind not in ("medical", "poisoning"):
             return rules
-        p = model.probabilities(np.asarray(vector), rule_features(rules.kind, rules.signals))
+        features = rule_features(rules.kind, rules.signals, folded)
+        p = model.probabilities(np.asarray(vector), features)
         signals = {**rules.signals, "p": {k: round(v, 3) for k, v in p.items()}}
-        if p["none"] >= model.thresholds["veto"]:
+        if model.vetoes(rules.kind, p):
             return Assessment(None, None, {**signals, "vetoed": rules.kind}, uncertain=rules.kind)
         return Assessment(rules.kind, rules.subkind, signals)
 

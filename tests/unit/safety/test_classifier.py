@@ -26,8 +26,12 @@ from tests.unit.safety.conftest import write_resemblance_bank
 DIM = 256  # the fake embedder's
 
 
-def model(none_bias: float, veto: float = 0.66) -> EmergencyClassifier:
-    """A model that reads every question as ordinary with P(none) set by its bias."""
+def model(
+    none_bias: float, veto: float = 0.66, thresholds: dict[str, float] | None = None
+) -> EmergencyClassifier:
+    """A model that reads every question as ordinary with P(none) set by its bias (a model
+    with one `veto` for both kinds, as trained before the per-kind vetoes, unless
+    `thresholds` are given)."""
     width = DIM + len(RULE_FEATURES)
     return EmergencyClassifier(
         {
@@ -37,7 +41,7 @@ def model(none_bias: float, veto: float = 0.66) -> EmergencyClassifier:
             "intercept": [none_bias, 0.0, 0.0, 0.0],
             "mean": [0.0] * width,
             "scale": [1.0] * width,
-            "thresholds": {"veto": veto},
+            "thresholds": thresholds or {"veto": veto},
         }
     )
 
@@ -56,7 +60,9 @@ def test_the_packaged_model_matches_the_features_and_the_embedder() -> None:
     assert m is not None, "app/safety/data/emergency_model.json is missing"
     # the default embedder, Universal Sentence Encoder multilingual, has 512 dimensions
     assert m.coef.shape == (len(CLASSES), 512 + len(RULE_FEATURES))
-    assert 0.5 <= m.thresholds["veto"] < 1.0
+    # one veto per kind it may overrule, chosen out of fold (evaluation.emergency_model)
+    assert set(m.thresholds) == {"medical", "poisoning"}
+    assert all(0.3 <= v < 1.0 for v in m.thresholds.values())
 
 
 def test_a_sure_ordinary_reading_gets_the_answer_with_a_calm_line(bank: Path) -> None:
@@ -72,6 +78,16 @@ def test_an_unsure_model_leaves_the_escalation(bank: Path) -> None:
     question = "meu filho de 3 anos engoliu uns comprimidos da avó"
     kept = detector(bank, model(none_bias=0.5)).assess(question)
     assert kept.kind == "poisoning" and kept.uncertain is None
+
+
+def test_each_kind_has_its_own_veto(bank: Path) -> None:
+    # P(none) = e^2 / (e^2 + 3) = 0.71: over the poisoning veto, under the medical one
+    m = model(none_bias=2.0, thresholds={"medical": 0.9, "poisoning": 0.5})
+    chest = detector(bank, m).assess("Estou com uma dor no peito que vai para o braço")
+    assert chest.kind == "medical" and chest.uncertain is None
+    child = detector(bank, m).assess("meu filho de 3 anos engoliu uns comprimidos da avó")
+    assert child.kind is None and child.uncertain == "poisoning"
+    assert not m.vetoes("self_harm", {"none": 1.0})
 
 
 def test_a_self_harm_reading_is_never_overruled(bank: Path) -> None:
@@ -106,6 +122,41 @@ def test_rule_features_read_the_reading() -> None:
     assert f["concept_medical"] == 1.0 and f["concept_self_harm"] == 0.0
     assert f["present_cue"] == 1.0 and f["informational_cue"] == 0.0
     assert f["margin_medical"] == pytest.approx(0.3)
+
+
+def test_rule_features_read_the_text() -> None:
+    def features(folded: str, **signals: Any) -> dict[str, float]:
+        values = rule_features(None, {"concepts": [], **signals}, folded)
+        return dict(zip(RULE_FEATURES, values, strict=True))
+
+    joke = features("esse remedio me deixa enjoada kkkk, e normal?")
+    assert joke["laugh"] == 1.0 and joke["question_mark"] == 1.0
+    assert joke["lethality"] == 0.0 and joke["self_harm_words"] == 0.0
+    method = features("quantos comprimidos precisa pra nao acordar mais")
+    assert method["lethality"] == 1.0 and method["self_harm_words"] == 1.0
+    assert method["laugh"] == 0.0 and method["question_mark"] == 0.0
+    # stopping a medicine at once is no question of amounts; a figure of speech no intent
+    assert features("parei o escitalopram de uma vez")["lethality"] == 0.0
+    assert features("to morrendo de fome")["self_harm_words"] == 0.0
+    lead = features("", nearest_medical=0.7, nearest_ordinary=0.6, concepts=["medical:stroke"])
+    assert lead["over_ordinary_medical"] == pytest.approx(0.1)
+    assert lead["is_medical:stroke"] == 1.0 and lead["n_concepts"] == 1.0
+
+
+def test_the_events_among_ordinary_questions_are_tuning_rows() -> None:
+    """The in-scope questions left out of training because they tell of an emergency now
+    (evaluation.emergency_model.EVENTS_AMONG_ORDINARY) are tuning rows, never test ones."""
+    from evaluation.emergency_model import EVENTS_AMONG_ORDINARY, rows, train_labels
+
+    data = rows()
+    by_id = {r.id: r for r in data}
+    assert set(EVENTS_AMONG_ORDINARY) <= set(by_id)
+    assert all(
+        by_id[i].split == "tune" and by_id[i].source == "ordinary" for i in EVENTS_AMONG_ORDINARY
+    )
+    labels = train_labels(data)
+    assert sum(labels == "skip") == len(EVENTS_AMONG_ORDINARY)
+    assert all(y != "skip" for r, y in zip(data, labels, strict=True) if r.split == "test")
 
 
 def test_a_resemblance_nearer_the_ordinary_questions_is_uncertain(tmp_path: Path) -> None:
