@@ -7,11 +7,13 @@ import json
 import re
 import sqlite3
 import time
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from playwright.sync_api import Page, Request, Route, expect
+from playwright.sync_api import Page, Request, Response, Route, expect
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 LEVO = "devo tomar a levotiroxina com o estômago vazio?"
 OUT_OF_SCOPE = "qual a capital da Austrália?"
@@ -25,6 +27,62 @@ FIRST_TURN = "devo tomar a levotiroxina em jejum?"
 FOLLOW_UP = "e se eu tomar com café?"
 
 DONE = ("answered", "refused")
+
+
+READY = "html[data-ready='true']"
+
+
+def _reload_once(page: Page, timeout_ms: float) -> str:
+    """Reload and wait for app.js to have run to its end; "" when it did, else what went
+    wrong during the reload (failed requests, error responses, page errors)."""
+    failed: list[str] = []
+    errors: list[str] = []
+
+    def on_failed(r: Request) -> None:
+        failed.append(f"{r.method} {r.url}: {r.failure}")
+
+    def on_response(r: Response) -> None:
+        if r.status >= 400:
+            failed.append(f"{r.request.method} {r.url}: HTTP {r.status}")
+
+    def on_error(exc: Exception) -> None:
+        errors.append(str(exc))
+
+    page.on("requestfailed", on_failed)
+    page.on("response", on_response)
+    page.on("pageerror", on_error)
+    try:
+        page.reload()
+        page.wait_for_selector(READY, state="attached", timeout=timeout_ms)
+        return ""
+    except PlaywrightTimeout as exc:
+        return f"{exc}; failed requests: {failed or 'none'}; page errors: {errors or 'none'}"
+    finally:
+        page.remove_listener("requestfailed", on_failed)
+        page.remove_listener("response", on_response)
+        page.remove_listener("pageerror", on_error)
+
+
+def reload_ready(
+    page: Page, logs: Callable[[], str] = lambda: "", timeout_ms: float = 15_000
+) -> None:
+    """Reload the page and wait until it is ready (every listener attached).
+
+    A page error, or a page that is not ready although every request succeeded, fails at
+    once, with what was seen. A request that failed on the way (the network, or the service
+    answering 5xx) is reported as a warning and the reload is tried once more: a patient
+    would reload too, and the second one must work."""
+    problem = _reload_once(page, timeout_ms)
+    if not problem:
+        return
+    if "page errors: none" in problem and "failed requests: none" not in problem:
+        warnings.warn(f"reload failed once, tried again: {problem}", stacklevel=2)
+        problem = _reload_once(page, timeout_ms)
+        if not problem:
+            return
+    raise AssertionError(
+        f"the page was not ready after a reload: {problem}\nservice log:\n{logs()}"
+    )
 
 
 def ask(page: Page, question: str, *, expect_state: str | tuple[str, ...] = DONE) -> None:

@@ -21,6 +21,7 @@ from tests.browser.helpers import (
     ask_real,
     is_phone,
     page_fits,
+    reload_ready,
     wait_done,
 )
 
@@ -123,7 +124,7 @@ def test_history_is_bounded_and_kept_in_the_tab(page: Page) -> None:
         "4 perguntas nesta conversa, 3 respondidas"
     )
 
-    page.reload()  # the conversation is kept in the tab
+    reload_ready(page)  # the conversation is kept in the tab
     wait_done(page, "answered")
     expect(page.locator("#asked-text")).to_have_text("como guardar a insulina?")
     expect(page.locator("#conversation")).to_contain_text(
@@ -150,7 +151,7 @@ def test_history_is_bounded_and_kept_in_the_tab(page: Page) -> None:
     # A new conversation is kept across a reload too: nothing of the old one is on show,
     # and the next question goes alone.
     page.get_by_role("button", name="Nova conversa").click()
-    page.reload()
+    reload_ready(page)
     expect(page.locator("#history-list > li").first).to_have_text("Conversa anterior")
     expect(page.locator("#conversation")).to_be_hidden()
     expect(page.locator("#answer")).to_be_hidden()

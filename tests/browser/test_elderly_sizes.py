@@ -21,8 +21,10 @@ from tests.browser.helpers import (
     ask_real,
     is_phone,
     page_fits,
+    reload_ready,
     wait_done,
 )
+from tests.service import Service
 
 pytestmark = pytest.mark.browser
 
@@ -124,7 +126,7 @@ def font_size(page: Page, selector: str) -> float:
     return size
 
 
-def test_larger_text_is_remembered_and_can_be_undone(screen: Page) -> None:
+def test_larger_text_is_remembered_and_can_be_undone(screen: Page, service: Service) -> None:
     page = screen
     toggle = page.get_by_role("button", name="Letra maior")
     expect(toggle).to_have_attribute("aria-pressed", "false")
@@ -141,8 +143,7 @@ def test_larger_text_is_remembered_and_can_be_undone(screen: Page) -> None:
         assert font_size(page, selector) == pytest.approx(size * 1.25), selector
     assert page_fits(page)
 
-    page.reload()
-    page.wait_for_selector("html[data-ready='true']", state="attached")
+    reload_ready(page, service.logs)
     toggle = page.get_by_role("button", name="Letra maior")
     expect(toggle).to_have_attribute("aria-pressed", "true")
     assert font_size(page, "#question-hint") == pytest.approx(MIN_TEXT * 1.25)
@@ -152,8 +153,7 @@ def test_larger_text_is_remembered_and_can_be_undone(screen: Page) -> None:
     toggle.click()
     expect(toggle).to_have_attribute("aria-pressed", "false")
     assert font_size(page, "#question-hint") == MIN_TEXT
-    page.reload()
-    page.wait_for_selector("html[data-ready='true']", state="attached")
+    reload_ready(page, service.logs)
     expect(page.get_by_role("button", name="Letra maior")).to_have_attribute(
         "aria-pressed", "false"
     )

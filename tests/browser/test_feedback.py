@@ -17,6 +17,7 @@ from tests.browser.helpers import (
     api_requests,
     ask_real,
     page_fits,
+    reload_ready,
     stored_rating,
     wait_done,
 )
@@ -100,7 +101,7 @@ def test_feedback_is_sent_and_confirmed(screen: Page, feedback_db: Path) -> None
     assert page_fits(page)
 
     # Shown again (a reload): the rating is remembered and nothing is sent again.
-    page.reload()
+    reload_ready(page)
     wait_done(page, "answered")
     expect(no).to_have_attribute("aria-pressed", "true")
     expect(wrong).to_have_attribute("aria-pressed", "true")
@@ -183,7 +184,7 @@ def test_feedback_for_an_answer_the_service_does_not_know(page: Page) -> None:
         }""",
         unknown,
     )
-    page.reload()
+    reload_ready(page)
     wait_done(page, "answered")
     box = feedback_box(page)
     with page.expect_response("**/api/feedback") as info:

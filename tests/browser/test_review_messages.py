@@ -26,6 +26,7 @@ from tests.browser.helpers import (
     fulfill_sse,
     is_phone,
     page_fits,
+    reload_ready,
     settle,
     sse,
     wait_done,
@@ -364,7 +365,7 @@ def test_answer_id_is_kept_in_the_session(page: Page) -> None:
     assert stored[0]["answerId"] == ANSWER_ID
     assert stored[0]["question"] == "como tomar a levotiroxina?"
     page.unroute("**/api/ask/stream")
-    page.reload()
+    reload_ready(page)
     wait_done(page, "answered")
     details = page.locator("#answer-extra details")
     details.get_by_text("Detalhes técnicos").click()

@@ -20,6 +20,7 @@ from tests.browser.helpers import (
     fulfill_sse,
     is_phone,
     page_fits,
+    reload_ready,
     sse,
     wait_done,
 )
@@ -95,7 +96,7 @@ def test_card_can_always_be_closed(screen: Page) -> None:
     page.go_forward()
     expect(panel).to_be_visible()
     expect(chip).to_have_attribute("aria-expanded", "true")
-    page.reload()
+    reload_ready(page)
     expect(panel.locator(".card-text p").first).to_be_visible()
     page.go_back()
     expect(page.locator("#card-panel")).to_be_hidden()
@@ -141,7 +142,7 @@ def test_conversation_survives_reload_and_back_forward(screen: Page) -> None:
     wait_done(page, "answered")
     conversation_is_there()
 
-    page.reload()
+    reload_ready(page)
     wait_done(page, "answered")
     conversation_is_there()
     # Kept for this tab only, never in localStorage.
@@ -149,7 +150,7 @@ def test_conversation_survives_reload_and_back_forward(screen: Page) -> None:
     assert "levotiroxina" not in page.evaluate("JSON.stringify(localStorage)")
 
     page.get_by_role("button", name="Limpar").click()
-    page.reload()
+    reload_ready(page)
     expect(page.get_by_role("button", name="Perguntar")).to_be_visible()
     expect(page.locator("#history")).to_be_hidden()
     expect(page.locator("#answer")).to_be_hidden()
