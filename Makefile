@@ -41,9 +41,10 @@ ingest: venv ## Build the index if it is missing or stale (embedded store by def
 ingest-clean: venv ## Rebuild the index from scratch (build-then-switch: the old one serves until then)
 	$(PY) -m ingest --clean
 
-models: venv ## Retrain the learned models: intents and sentence scorer, answerability, emergencies
+models: venv ## Retrain the learned models: intents and sentence scorer, answerability, parts, emergencies
 	$(PY) -m evaluation.sentence_scorer
 	$(PY) -m evaluation.answerability
+	$(PY) -m evaluation.part_model
 	$(PY) -m evaluation.emergency_model
 
 eval: venv ## Golden set: card-atomic vs parent-document recall@k, min_similarity sweep, agent, gate

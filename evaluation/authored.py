@@ -33,6 +33,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, model_validator
 
+from app.agent.messages import UNCOVERED_MARK
 from app.agent.text import sentences
 from evaluation.golden import ROOT
 
@@ -271,6 +272,14 @@ def judge(row: dict[str, Any]) -> dict[str, Any]:
     related_cards = {s.split(":")[0] for p in covered for s in p.related}
     cited = row["citations"]
     out: dict[str, Any] = {"in_scope": bool(covered)}
+    # a part no card answers is named ("Essa parte da pergunta os cartões não respondem:
+    # ..."): it must be when the message is answered in part, and never when every part is
+    # covered
+    names = UNCOVERED_MARK in row["answer"]
+    if covered and len(covered) < len(parts) and not row["refused"]:
+        out["names_uncovered"] = names
+    if len(covered) >= 2 and len(covered) == len(parts):
+        out["names_covered"] = names
     if covered:
         answered = [any(answers_part(ln, p) for ln in lines) for p in covered]
         out["parts_answered"] = sum(answered)
@@ -312,6 +321,14 @@ def metrics(rows: list[dict[str, Any]]) -> dict[str, Any]:
             "all_parts": _mean(j["all_parts"] for _, j in multi),
             "holds": _mean(j["holds"] for _, j in multi),
         },
+        "uncovered_part": {
+            # answered turns with a part no card answers, and whether the answer names it
+            "n": sum("names_uncovered" in j for _, j in judged),
+            "named": _mean(j["names_uncovered"] for _, j in judged if "names_uncovered" in j),
+            # turns whose every part (2+) is covered, and whether one is named as not
+            "n_all_covered": sum("names_covered" in j for _, j in judged),
+            "covered_named": _mean(j["names_covered"] for _, j in judged if "names_covered" in j),
+        },
         "follow_up": {
             "n": len(follow),
             "first_citation_right": _mean(
@@ -344,17 +361,20 @@ def table(results: dict[str, dict[str, Any]]) -> str:
     lines = [
         "| author | one-point n | opens | holds | lines | two-part n | all parts | "
         "follow-ups n | first cit. | in scope n | recall@5 | first cit. | cit. precision | "
-        "wrongly refused | out of scope n | refused |",
-        "|" + "---|" * 16,
+        "wrongly refused | out of scope n | refused | partly n | uncovered named | "
+        "all covered n | covered named |",
+        "|" + "---|" * 20,
     ]
     for name, m in results.items():
         o, t, f, c = m["one_point"], m["two_part"], m["follow_up"], m["card"]
+        u = m["uncovered_part"]
         lines.append(
             f"| {name} | {o['n']} | {o['opens']:.3f} | {o['holds']:.3f} | {o['lines']:.2f} | "
             f"{t['n']} | {t['all_parts']:.3f} | {f['n']} | {f['first_citation_right']:.3f} | "
             f"{c['n_in_scope']} | {c['recall@5']:.3f} | {c['first_citation_right']:.3f} | "
             f"{c['citation_precision']:.3f} | {c['wrongly_refused']:.3f} | "
-            f"{c['n_out_of_scope']} | {c['out_of_scope_refused']:.3f} |"
+            f"{c['n_out_of_scope']} | {c['out_of_scope_refused']:.3f} | "
+            f"{u['n']} | {u['named']:.3f} | {u['n_all_covered']} | {u['covered_named']:.3f} |"
         )
     return "\n".join(lines)
 

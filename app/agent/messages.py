@@ -38,14 +38,17 @@ def topic_prefix(topic: str) -> str:
     return f"Sobre {topic}: "
 
 
+UNCOVERED_MARK = "da pergunta os cartões não respondem:"
+"""The words of `uncovered_part` that the evaluation looks for in an answer."""
+
+
 def uncovered_part(parts: list[str]) -> str:
     """What an answer says of the parts of a question no card answers, in the patient's
     own words ("e abacate, mexe com o remédio?")."""
     quoted = " e ".join(f"“{p.strip()}”" for p in parts)
     noun = "Essa parte" if len(parts) == 1 else "Essas partes"
     return (
-        f"{noun} da pergunta os cartões não respondem: {quoted}. Para isso, converse com o "
-        "seu farmacêutico ou médico."
+        f"{noun} {UNCOVERED_MARK} {quoted}. Para isso, converse com o seu farmacêutico ou médico."
     )
 
 

@@ -35,7 +35,7 @@ from app.agent.messages import (
     topic_prefix,
     uncovered_part,
 )
-from app.agent.partial import partial_answer
+from app.agent.partial import judge_parts, partial_answer
 from app.agent.parts import clauses
 from app.agent.ranking import about_cards, boosts, lexical_coverage, rerank
 from app.agent.state import AgentState
@@ -161,8 +161,10 @@ def decide(state: AgentState, runtime: Runtime[AgentDeps]) -> dict[str, Any]:
     dosed = refuses_dose(state, decision)
     if dosed:
         covered = False  # the answer says why (decision.reason)
-    # a message of several parts the cards answer in part: those parts (app.agent.partial)
-    partial = None if covered or dosed else partial_answer(state, deps, focus, lexicon)
+    # a message of several parts the cards answer in part: those parts, and the others
+    # named (app.agent.partial), whether the whole message was judged covered or not
+    judged = [] if dosed else judge_parts(state, deps, focus, decision.probability)
+    partial = partial_answer(state, deps, focus, judged, covered)
     if partial is not None:
         covered, decision.reason = True, partial.reason
     outcome = "emergency" if state.get("emergency") else ("answer" if covered else "not_covered")
@@ -171,6 +173,8 @@ def decide(state: AgentState, runtime: Runtime[AgentDeps]) -> dict[str, Any]:
         what = rules().kinds[str(state["emergency"])].label
         reason = f"A pergunta descreve uma possível {what}: encaminhada à emergência. {reason}"
     signals = {**decision.signals, "emergency": state.get("emergency_signals", {})}
+    if judged:
+        signals["parts"] = [{"text": j.text, **j.features} for j in judged]
     return {
         "focus": focus,
         "parents": partial.parents if partial is not None else state.get("parents", []),

@@ -7,6 +7,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
+from app.agent.messages import UNCOVERED_MARK
 from tests.integration.conftest import Service
 
 pytestmark = [pytest.mark.model, pytest.mark.slow]
@@ -90,3 +91,44 @@ def test_a_part_without_a_subject_of_its_own_is_not_answered_from_another_card(
     body = httpx.post(f"{service.url}/api/ask", json={"question": question}, timeout=60).json()
     assert body["refused"] is True and body["citations"] == [], body
     assert "soro fisiológico" in body["answer"], body["answer"]
+
+
+@pytest.mark.parametrize(
+    ("question", "card", "answered", "named"),
+    [
+        # Before (issue 24): the covered part was answered and "e ela engorda?" dropped
+        # without a word, although the whole message was judged covered.
+        ("a sinvastatina eu tomo de noite? e ela engorda?", "card-015", "à noite", "engorda"),
+        (
+            "o omeprazol é antes do café? e ele dá queda de cabelo?",
+            "card-019",
+            "em jejum",
+            "cabelo",
+        ),
+    ],
+)
+def test_a_part_no_card_answers_is_named_when_the_rest_is_answered(
+    service: Service, question: str, card: str, answered: str, named: str
+) -> None:
+    body = httpx.post(f"{service.url}/api/ask", json={"question": question}, timeout=60).json()
+    assert body["refused"] is False and [c["id"] for c in body["citations"]] == [card], body
+    answer, _, said = body["answer"].partition("\n\n")
+    assert answered in answer, body["answer"]
+    assert UNCOVERED_MARK in said and named in said, body["answer"]
+    assert named not in answer, body["answer"]
+
+
+@pytest.mark.parametrize(
+    ("question", "card"),
+    [
+        ("posso tomar a losartana depois do almoço? ou tanto faz o horário?", "card-009"),
+        ("quantas medidas de pressão eu faço de cada vez? uma só basta?", "card-013"),
+    ],
+)
+def test_a_follow_on_piece_of_a_covered_question_is_not_named(
+    service: Service, question: str, card: str
+) -> None:
+    """ "Tanto faz?" after a question is part of it, not a question the cards leave open."""
+    body = httpx.post(f"{service.url}/api/ask", json={"question": question}, timeout=60).json()
+    assert [c["id"] for c in body["citations"]][:1] == [card], body
+    assert UNCOVERED_MARK not in body["answer"], body["answer"]
