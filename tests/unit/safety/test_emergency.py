@@ -272,3 +272,22 @@ def test_estou_is_not_a_past_tense() -> None:
 
     assert not C.SIMPLE_PAST.search("estou sentindo uma dor forte")
     assert C.SIMPLE_PAST.search("ele desmaiou")
+
+
+@pytest.mark.parametrize(
+    ("question", "method"),
+    [
+        # how long a medicine lasts is not an amount (f4, a fresh author: read as a method)
+        (
+            "Depois que eu abro a caneta de insulina, quanto tempo ela aguenta fora da geladeira?",
+            False,
+        ),
+        ("quantos dias o colírio aberto aguenta?", False),
+        ("qto tempo a insulina aguenta no calor da praia?", False),
+        # an amount the body "takes" still is
+        ("quantos comprimidos o corpo aguenta?", True),
+        ("quanto de insulina uma pessoa aguenta?", True),
+    ],
+)
+def test_how_long_it_lasts_is_not_an_amount(question: str, method: bool) -> None:
+    assert (("self_harm", "method") in concept_hits(fold(question))) is method
