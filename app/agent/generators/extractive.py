@@ -98,6 +98,11 @@ class ExtractiveGenerator:
         return out
 
     def _eligible(self, c: Candidate, focus: Focus) -> bool:
+        if focus.crisis and not _GET_HELP.search(fold(c.text)):
+            # safe messaging: under the CVV message, the support card speaks only through
+            # its lines on where to get help; before, "tô cansada de tudo, queria sumir e não
+            # acordar mais" got the antidepressant's side effects ("alterações no sono")
+            return False
         names = mentions_name(c.text, focus.names) if focus.names else False
         if c.card in focus.foreign and not names:
             return False  # another medicine's card, not speaking of this one

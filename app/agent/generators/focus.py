@@ -39,6 +39,7 @@ class Focus:
     foreign: set[str] = field(default_factory=set)  # cards about a medicine not asked about
     card_medicines: dict[str, set[str]] = field(default_factory=dict)  # card -> its medicines
     urgent: bool = False  # an emergency: the card's lines on what to do come first
+    crisis: bool = False  # a self-harm escalation: only lines on where to get help may speak
     asked: Any = None  # the question without the names it gives (AgentState.asked_vector)
     low_mood: bool = False  # tells of sadness or hopelessness: where to get help comes first
     question: Question | None = None  # the question as the sentence scorer reads it
@@ -193,6 +194,7 @@ def make_focus(state: AgentState, deps: AgentDeps) -> Focus:
         foreign=foreign_cards(focus_names(mentions, carried), lexicon, deps.vocabulary),
         card_medicines=card_medicines(lexicon, deps.vocabulary),
         urgent=bool(state.get("emergency")),
+        crisis=state.get("emergency") == "self_harm",
         asked=state.get("asked_vector"),
         low_mood=bool(LOW_MOOD.search(fold(state["query"]))),
     )
