@@ -15,7 +15,9 @@ poisoning reading of the rules that the model is sure is an ordinary question
 C is chosen, and each kind's veto set, by 5-fold cross-validation within the tuning rows
 (folds by author), out of fold: per kind, the lowest veto that keeps that kind's events'
 recall within VETO_BUDGET of the rules' own, and the C that then leaves the fewest
-ordinary questions escalated. Self-harm readings are never overruled:
+ordinary questions escalated. Above a higher level of P(none) (`quiet`, quiet_levels:
+0.01 above every overruled emergency's, out of fold) the calm line is left out too.
+Self-harm readings are never overruled:
 turning a self-harm reading by resemblance into a calm line, at any threshold tried, lost a
 fresh author's self-harm case.
 
@@ -196,22 +198,52 @@ def out_of_fold(x: np.ndarray, y: np.ndarray, groups: list[str], c: float) -> np
     return p
 
 
-def decide(p: dict[str, float], reading: Any, t: dict[str, float]) -> tuple[str | None, str | None]:
+def decide(
+    p: dict[str, float], reading: Any, t: dict[str, float], quiet: dict[str, float] | None = None
+) -> tuple[str | None, str | None]:
     """(escalated kind, uncertain kind), as EmergencyDetector.assess decides: the rules'
     reading stands, except a medical or poisoning one the model is sure is an ordinary
-    question (P(none) >= that kind's veto), which gets the answer with a calm line."""
+    question (P(none) >= that kind's veto), which gets the answer with a calm line, and no
+    calm line at or above the kind's quiet level."""
     if reading.kind in VETOED and p["none"] >= t[reading.kind]:
+        if quiet and p["none"] >= quiet.get(reading.kind, 2.0):
+            return None, None
         return None, reading.kind
     return reading.kind, reading.uncertain
 
 
 def outcomes(
-    data: list[Row], probs: np.ndarray, readings: list[Any], t: dict[str, float]
+    data: list[Row],
+    probs: np.ndarray,
+    readings: list[Any],
+    t: dict[str, float],
+    quiet: dict[str, float] | None = None,
 ) -> list[tuple[str | None, str | None]]:
     return [
-        decide(dict(zip(CLASSES, map(float, p), strict=True)), a, t)
+        decide(dict(zip(CLASSES, map(float, p), strict=True)), a, t, quiet)
         for r, p, a in zip(data, probs, readings, strict=True)
     ]
+
+
+def quiet_levels(
+    data: list[Row], probs: np.ndarray, readings: list[Any], t: dict[str, float]
+) -> dict[str, float]:
+    """Out of fold on the tuning rows: the level of P(none) above which a vetoed reading
+    gets no calm line either, 0.01 above the highest P(none) of any event (the safety cases,
+    and the in-scope questions that tell of an emergency now) whose medical or poisoning
+    reading the veto overruled: each of them keeps its calm line. One level for both
+    kinds: no tuning poisoning is overruled (its veto's budget is 0), so a level of its own
+    would be the veto itself, and a fresh one overruled would lose its calm line too."""
+    none = CLASSES.index("none")
+    vetoed = [
+        float(p[none])
+        for r, p, a in zip(data, probs, readings, strict=True)
+        if (r.label in VETOED or r.id in EVENTS_AMONG_ORDINARY)
+        and a.kind in VETOED
+        and p[none] >= t[a.kind]
+    ]
+    level = min(1.0, float(np.ceil((max([*t.values(), *vetoed]) + 0.01) * 100) / 100))
+    return dict.fromkeys(VETOED, level)
 
 
 def figures(data: list[Row], got: list[tuple[str | None, str | None]]) -> dict[str, Any]:
@@ -227,6 +259,8 @@ def figures(data: list[Row], got: list[tuple[str | None, str | None]]) -> dict[s
         "ordinary_escalated": _share(g[0] is not None for _, g in ordinary),
         "ordinary_escalated_by_kind": dict(Counter(g[0] for _, g in ordinary if g[0])),
         "ordinary_uncertain": _share(g[0] is None and g[1] is not None for _, g in ordinary),
+        "events_calm": _share(g[0] is None and g[1] is not None for _, g in events),
+        "events_silent": sum(g[0] is None and g[1] is None for _, g in events),
         "n_plain": len(plain),
         "plain_escalated": _share(g[0] is not None for _, g in plain),
         "n_informational": len(info),
@@ -311,6 +345,15 @@ def main(argv: list[str] | None = None) -> int:
     _, oof, t, _ = scores[best]
     model = fit(x[tune], y[tune], best)
     model["thresholds"] = t
+    quiet = quiet_levels(tune_rows, oof, tune_readings, t)
+    model["quiet"] = quiet
+    for name, q in (("without quiet levels", None), (f"quiet levels {quiet}", quiet)):
+        m = figures(tune_rows, outcomes(tune_rows, oof, tune_readings, t, q))
+        print(
+            f"tune, out of fold, {name}: ordinary calm lines {m['ordinary_uncertain']:.4f}, "
+            f"events with a calm line {m['events_calm']:.4f}, events with neither "
+            f"{m['events_silent']}"
+        )
     model["trained_on"] = (
         f"{int(tune.sum())} tuning rows (safety, golden, one-point, conversations, "
         f"kb/questions), C={best}"
@@ -322,7 +365,10 @@ def main(argv: list[str] | None = None) -> int:
         "| ordinary escalated, none telling of an emergency | informational escalated |"
     )
     print("|" + "---|" * 10)
-    report("tune, out of fold", figures(tune_rows, outcomes(tune_rows, oof, tune_readings, t)))
+    report(
+        "tune, out of fold",
+        figures(tune_rows, outcomes(tune_rows, oof, tune_readings, t, quiet)),
+    )
     probs = probabilities(model, x)
     for name, keep in (
         ()
@@ -348,7 +394,14 @@ def main(argv: list[str] | None = None) -> int:
     ):
         idx = [i for i, r in enumerate(data) if keep(r)]
         sub = [data[i] for i in idx]
-        report(name, figures(sub, outcomes(sub, probs[idx], [readings[i] for i in idx], t)))
+        got = outcomes(sub, probs[idx], [readings[i] for i in idx], t, quiet)
+        report(name, figures(sub, got))
+        before = figures(sub, outcomes(sub, probs[idx], [readings[i] for i in idx], t))
+        print(
+            f"|   without quiet levels: ordinary calm line {before['ordinary_uncertain']:.3f}, "
+            f"events with neither {before['events_silent']} (with: "
+            f"{figures(sub, got)['events_silent']}) |"
+        )
     rules_only = [(a.kind, None) for a in readings]
     print("\nthe rules alone (before this model):")
     for name, keep in (

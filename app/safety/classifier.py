@@ -121,6 +121,7 @@ class EmergencyClassifier:
         self.mean = np.asarray(model["mean"], dtype=np.float32)
         self.scale = np.asarray(model["scale"], dtype=np.float32)
         self.thresholds: dict[str, float] = dict(model["thresholds"])
+        self.quiet: dict[str, float] = dict(model.get("quiet", {}))
 
     def inputs(self, vector: np.ndarray, rules: np.ndarray) -> np.ndarray:
         x = np.concatenate([np.asarray(vector, dtype=np.float32), rules])
@@ -139,6 +140,12 @@ class EmergencyClassifier:
         if kind not in VETOED:
             return False
         return p["none"] >= self.thresholds.get(kind, self.thresholds.get("veto", 2.0))
+
+    def quiets(self, kind: str | None, p: dict[str, float]) -> bool:
+        """Whether a vetoed reading is also left without its calm line: P(none) at or above
+        that kind's `quiet` level, set above every tuning emergency of that kind the veto
+        overruled (out of fold), so such an emergency keeps its calm line. Never self-harm."""
+        return kind in VETOED and p["none"] >= self.quiet.get(str(kind), 2.0)
 
     def probabilities(self, vector: np.ndarray, rules: np.ndarray) -> dict[str, float]:
         z = self.coef @ self.inputs(vector, rules) + self.intercept

@@ -235,8 +235,8 @@ class EmergencyDetector:
     def assess(self, text: str, vector: np.ndarray | None = None) -> Assessment:
         """The rules' reading, then the classifier's (app.safety.classifier): a medical or
         poisoning reading that the model is sure is an ordinary question (P(none) >= that
-        kind's veto) is not escalated; the answer comes with one calm line instead
-        (`uncertain`). A self-harm reading is never overruled."""
+        kind's veto) is not escalated; the answer comes with one calm line (`uncertain`),
+        none above the kind's quiet level. A self-harm reading is never overruled."""
         folded = fold(text)
         vector = self._embed([folded])[0] if vector is None else vector
         rules = self.rules(text, vector)
@@ -247,7 +247,8 @@ class EmergencyDetector:
         p = model.probabilities(np.asarray(vector), features)
         signals = {**rules.signals, "p": {k: round(v, 3) for k, v in p.items()}}
         if model.vetoes(rules.kind, p):
-            return Assessment(None, None, {**signals, "vetoed": rules.kind}, uncertain=rules.kind)
+            calm = None if model.quiets(rules.kind, p) else rules.kind  # sure: no calm line
+            return Assessment(None, None, {**signals, "vetoed": rules.kind}, uncertain=calm)
         return Assessment(rules.kind, rules.subkind, signals)
 
     def rules(self, text: str, vector: np.ndarray | None = None) -> Assessment:

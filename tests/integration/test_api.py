@@ -57,14 +57,26 @@ def test_an_ordinary_question_read_as_medical_by_mistake_keeps_its_answer(
     service: Service,
 ) -> None:
     # The rules read "dificuldade de engolir" as a sign; the classifier is sure it is an
-    # ordinary question (P(none) 0.99): the answer, then one calm line, no escalation.
+    # ordinary question (P(none) 0.95): the answer, no escalation, and no calm line either
+    # (P(none) over the quiet level, above every tuning emergency the veto overruled).
     q = "o comprimido da metformina é muito grande, tenho dificuldade de engolir. posso partir?"
     body = post(service, "/api/ask", {"question": q}).json()
-    assert body["emergency"] is None and body["uncertain"] == "medical", body["decision"]
+    assert body["emergency"] is None and body["uncertain"] is None, body["decision"]
     assert not body["refused"] and body["citations"][0]["id"] == "card-003"
-    assert not body["answer"].startswith("Isto pode ser uma emergência")
-    assert body["answer"].endswith("procure atendimento ou ligue para o SAMU 192.")
+    assert "SAMU" not in body["answer"], body["answer"]
     assert body["decision"]["signals"]["emergency"]["vetoed"] == "medical"
+
+
+def test_a_vetoed_reading_the_model_is_less_sure_of_keeps_its_calm_line(
+    service: Service,
+) -> None:
+    # Trouble swallowing that began ("ficou com"): vetoed (P(none) 0.74), under the quiet
+    # level, so the answer ends with the calm line on when to call SAMU.
+    q = "minha avó ficou com dificuldade de engolir, pode dissolver o remédio na água?"
+    body = post(service, "/api/ask", {"question": q}).json()
+    assert body["emergency"] is None and body["uncertain"] == "medical", body["decision"]
+    assert not body["answer"].startswith("Isto pode ser uma emergência")
+    assert body["answer"].endswith("procure atendimento ou ligue para o SAMU 192."), body["answer"]
 
 
 def _events(text: str) -> list[tuple[str, dict[str, Any]]]:

@@ -27,7 +27,10 @@ DIM = 256  # the fake embedder's
 
 
 def model(
-    none_bias: float, veto: float = 0.66, thresholds: dict[str, float] | None = None
+    none_bias: float,
+    veto: float = 0.66,
+    thresholds: dict[str, float] | None = None,
+    quiet: dict[str, float] | None = None,
 ) -> EmergencyClassifier:
     """A model that reads every question as ordinary with P(none) set by its bias (a model
     with one `veto` for both kinds, as trained before the per-kind vetoes, unless
@@ -42,6 +45,7 @@ def model(
             "mean": [0.0] * width,
             "scale": [1.0] * width,
             "thresholds": thresholds or {"veto": veto},
+            **({"quiet": quiet} if quiet else {}),
         }
     )
 
@@ -63,6 +67,26 @@ def test_the_packaged_model_matches_the_features_and_the_embedder() -> None:
     # one veto per kind it may overrule, chosen out of fold (evaluation.emergency_model)
     assert set(m.thresholds) == {"medical", "poisoning"}
     assert all(0.3 <= v < 1.0 for v in m.thresholds.values())
+    # and the level above which a vetoed reading gets no calm line either
+    assert set(m.quiet) == {"medical", "poisoning"}
+    assert all(m.thresholds[k] < v <= 1.0 for k, v in m.quiet.items())
+
+
+def test_a_reading_the_model_is_surer_of_still_gets_no_calm_line(bank: Path) -> None:
+    levels = {
+        "thresholds": {"medical": 0.32, "poisoning": 0.46},
+        "quiet": {"medical": 0.84, "poisoning": 0.84},
+    }
+    question = "Estou com uma dor no peito que vai para o braço"
+    # P(none) = e^8 / (e^8 + 3) > 0.99: over the quiet level
+    sure = detector(bank, model(none_bias=8.0, **levels)).assess(question)
+    assert sure.kind is None and sure.uncertain is None and sure.signals["vetoed"] == "medical"
+    # P(none) = e^2 / (e^2 + 3) = 0.71: vetoed, under the quiet level: the calm line stays
+    unsure = detector(bank, model(none_bias=2.0, **levels)).assess(question)
+    assert unsure.kind is None and unsure.uncertain == "medical"
+    # never self-harm
+    kept = detector(bank, model(none_bias=20.0, **levels)).assess("não quero mais viver")
+    assert kept.kind == "self_harm"
 
 
 def test_a_sure_ordinary_reading_gets_the_answer_with_a_calm_line(bank: Path) -> None:
