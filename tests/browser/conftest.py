@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, Page, ViewportSize, sync_playwright
 
+from tests.browser.helpers import load_ready
 from tests.browser.pages import (
     CHROMIUM_ARGS,
     DESKTOP,
@@ -111,10 +112,10 @@ def _checked_page(
 ) -> Iterator[Page]:
     """A page at `url` in a new context, screenshotted on failure and checked for problems."""
     context, pg = open_page(browser, url, problems, viewport=viewport, **context_args)
-    pg.goto(url + "/")
     # The module has run to its end (every listener attached) before a test types: a skip
     # link pressed before its listener existed navigated to #question (seen once in CI).
-    pg.wait_for_selector("html[data-ready='true']", state="attached")
+    # A page that is not ready says why (stop 37's CI: one first load never got ready).
+    load_ready(pg, lambda: pg.goto(url + "/"))
     yield pg
     failed = getattr(request.node, "rep_call", None)
     if failed is not None and failed.failed:

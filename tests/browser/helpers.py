@@ -32,9 +32,9 @@ DONE = ("answered", "refused")
 READY = "html[data-ready='true']"
 
 
-def _reload_once(page: Page, timeout_ms: float) -> str:
-    """Reload and wait for app.js to have run to its end; "" when it did, else what went
-    wrong during the reload (failed requests, error responses, page errors)."""
+def _load_once(page: Page, navigate: Callable[[], Any], timeout_ms: float) -> str:
+    """Navigate and wait for app.js to have run to its end; "" when it did, else what went
+    wrong on the way (failed requests, error responses, page errors)."""
     failed: list[str] = []
     errors: list[str] = []
 
@@ -52,7 +52,7 @@ def _reload_once(page: Page, timeout_ms: float) -> str:
     page.on("response", on_response)
     page.on("pageerror", on_error)
     try:
-        page.reload()
+        navigate()
         page.wait_for_selector(READY, state="attached", timeout=timeout_ms)
         return ""
     except PlaywrightTimeout as exc:
@@ -63,26 +63,35 @@ def _reload_once(page: Page, timeout_ms: float) -> str:
         page.remove_listener("pageerror", on_error)
 
 
-def reload_ready(
-    page: Page, logs: Callable[[], str] = lambda: "", timeout_ms: float = 15_000
+def load_ready(
+    page: Page,
+    navigate: Callable[[], Any],
+    logs: Callable[[], str] = lambda: "",
+    timeout_ms: float = 15_000,
 ) -> None:
-    """Reload the page and wait until it is ready (every listener attached).
+    """Navigate (page.reload, a goto) and wait until the page is ready (every listener
+    attached).
 
     A page error, or a page that is not ready although every request succeeded, fails at
     once, with what was seen. A request that failed on the way (the network, or the service
-    answering 5xx) is reported as a warning and the reload is tried once more: a patient
+    answering 5xx) is reported as a warning and the navigation is tried once more: a patient
     would reload too, and the second one must work."""
-    problem = _reload_once(page, timeout_ms)
+    problem = _load_once(page, navigate, timeout_ms)
     if not problem:
         return
     if "page errors: none" in problem and "failed requests: none" not in problem:
-        warnings.warn(f"reload failed once, tried again: {problem}", stacklevel=2)
-        problem = _reload_once(page, timeout_ms)
+        warnings.warn(f"page load failed once, tried again: {problem}", stacklevel=2)
+        problem = _load_once(page, navigate, timeout_ms)
         if not problem:
             return
-    raise AssertionError(
-        f"the page was not ready after a reload: {problem}\nservice log:\n{logs()}"
-    )
+    raise AssertionError(f"the page was not ready: {problem}\nservice log:\n{logs()}")
+
+
+def reload_ready(
+    page: Page, logs: Callable[[], str] = lambda: "", timeout_ms: float = 15_000
+) -> None:
+    """Reload the page and wait until it is ready (load_ready)."""
+    load_ready(page, page.reload, logs, timeout_ms)
 
 
 def ask(page: Page, question: str, *, expect_state: str | tuple[str, ...] = DONE) -> None:

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from playwright.sync_api import Browser, Page, expect
 
-from tests.browser.helpers import CHEST_PAIN, FIRST_TURN, NOT_COVERED, ask
+from tests.browser.helpers import CHEST_PAIN, FIRST_TURN, NOT_COVERED, ask, load_ready
 from tests.browser.pages import PHONE
 from tests.browser.screenshot import served_browser
 from tests.service import ROOT
@@ -33,8 +33,7 @@ def fresh_page(browser: Browser, url: str) -> Page:
         viewport=PHONE, locale="pt-BR", device_scale_factor=1, has_touch=True
     )
     page = context.new_page()
-    page.goto(url + "/")
-    page.wait_for_selector("html[data-ready='true']", state="attached")
+    load_ready(page, lambda: page.goto(url + "/"))
     return page
 
 
