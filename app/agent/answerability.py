@@ -20,8 +20,6 @@ coefficients live in `answerability_model.json`, so serving needs no training).
 
 from __future__ import annotations
 
-import json
-import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -29,6 +27,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from app.agent.logistic import load_logistic, logistic
 
 # re-exported: app.composition and evaluation.answerability import them from here
 from app.agent.question_bank import BANK_PATH as BANK_PATH
@@ -91,12 +91,8 @@ class Decision:
 
 @lru_cache(maxsize=4)
 def load_model(path: Path = MODEL_PATH) -> dict[str, Any]:
-    model: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
-    if list(model["features"]) != list(FEATURES):
-        raise ValueError(
-            f"{path}: trained on other features; retrain (python -m evaluation.answerability)"
-        )
-    return model
+    """The answerability model, refused when it was trained on other features than FEATURES."""
+    return load_logistic(path, FEATURES, "python -m evaluation.answerability")
 
 
 def content_terms(text: str) -> list[str]:
@@ -198,10 +194,7 @@ def features(
 
 def probability(values: dict[str, float], model: dict[str, Any]) -> float:
     """P(the cards cover the question) under the trained logistic regression."""
-    x = np.array([values[f] for f in FEATURES], dtype=float)
-    mean, scale = np.array(model["mean"]), np.array(model["scale"])
-    z = float(np.dot((x - mean) / scale, np.array(model["coef"])) + model["intercept"])
-    return 1.0 / (1.0 + math.exp(-z))
+    return logistic(values, model)
 
 
 def _uncovered_terms(query: str, mentions: list[Mention]) -> list[str]:

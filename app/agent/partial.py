@@ -19,8 +19,6 @@ words. When every part, or none, is covered, the whole message's decision stands
 
 from __future__ import annotations
 
-import json
-import math
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -34,6 +32,7 @@ from app.agent.decision import asked_mentions, judged_text
 from app.agent.deps import AgentDeps
 from app.agent.followup import part_text
 from app.agent.generators import Focus
+from app.agent.logistic import load_logistic, logistic
 from app.agent.ranking import boosts, lexical_coverage, rerank
 from app.agent.scorer import Question
 from app.agent.state import AgentState
@@ -82,20 +81,13 @@ class PartialAnswer:
 
 @lru_cache(maxsize=2)
 def load_part_model(path: Path = PART_MODEL_PATH) -> dict[str, Any]:
-    model: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
-    if list(model["features"]) != list(PART_FEATURES):
-        raise ValueError(
-            f"{path}: trained on other features; retrain (python -m evaluation.part_model)"
-        )
-    return model
+    """The part model, refused when it was trained on other features than PART_FEATURES."""
+    return load_logistic(path, PART_FEATURES, "python -m evaluation.part_model")
 
 
 def p_uncovered(features: dict[str, float], model: dict[str, Any]) -> float:
     """P(no card answers this part) under the part model's logistic regression."""
-    x = np.array([features[f] for f in PART_FEATURES], dtype=float)
-    mean, scale = np.array(model["mean"]), np.array(model["scale"])
-    z = float(np.dot((x - mean) / scale, np.array(model["coef"])) + model["intercept"])
-    return 1.0 / (1.0 + math.exp(-z))
+    return logistic(features, model)
 
 
 def _answer_signals(question: Question, pool: list[Any], deps: AgentDeps) -> dict[str, float]:
