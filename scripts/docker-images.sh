@@ -1,17 +1,20 @@
 #!/usr/bin/env bash
-# Build the api, ingest, chroma and proxy images (`docker compose build`), through whichever
-# path this host allows, and only when their sources changed:
+# Build the api, ingest, chroma, proxy and postgres images (`docker compose build`), through
+# whichever path this host allows, and only when their sources changed:
 #   online      python:3.11-slim is present or can be pulled: BASE_IMAGE=python:3.11-slim,
-#               PIP_SOURCE=index (PyPI, torch from PyTorch's CPU index), and the proxy on
-#               debian:bookworm-slim with nginx from apt;
+#               PIP_SOURCE=index (PyPI, torch from PyTorch's CPU index), and the proxy and
+#               postgres images on debian:bookworm-slim with nginx or postgresql from apt;
 #   air-gapped  it cannot: BASE_IMAGE=cartoes-base:bookworm made by scripts/base-image.sh
 #               (debootstrap), PIP_SOURCE=wheelhouse made by scripts/wheels.sh on the host,
-#               and the proxy on cartoes-proxy-base:bookworm (debootstrap --include=nginx).
-# Setting BASE_IMAGE and/or PIP_SOURCE (and PROXY_BASE_IMAGE) forces a choice.
+#               the proxy on cartoes-proxy-base:bookworm (debootstrap --include=nginx) and
+#               postgres on cartoes-postgres-base:bookworm (--include=postgresql).
+# Setting BASE_IMAGE and/or PIP_SOURCE (and PROXY_BASE_IMAGE, POSTGRES_BASE_IMAGE) forces a
+# choice.
 #
 # Reuse: every image carries the label org.cartoes.context-hash, a hash of what its build
 # reads (Dockerfiles, .dockerignore, requirements.txt, app/, ingest/, kb/, deploy/proxy/,
-# the wheelhouse's file list, the base images' ids, the build arguments). When all four
+# deploy/postgres/, the wheelhouse's file list, the base images' ids, the build
+# arguments). When all five
 # images carry the current hash, nothing is built. FORCE=1 builds anyway; extra arguments
 # go to `docker compose build` (e.g. --no-cache, or service names) and imply a build.
 set -euo pipefail
@@ -22,11 +25,15 @@ ONLINE_BASE=python:3.11-slim
 ONLINE_PROXY_BASE=debian:bookworm-slim
 AIRGAP_BASE=${AIRGAP_BASE_IMAGE:-cartoes-base:bookworm}
 AIRGAP_PROXY_BASE=${AIRGAP_PROXY_BASE_IMAGE:-cartoes-proxy-base:bookworm}
+AIRGAP_POSTGRES_BASE=${AIRGAP_POSTGRES_BASE_IMAGE:-cartoes-postgres-base:bookworm}
 PREFIX=${IMAGE_PREFIX:-cartoes}
 TAG=${IMAGE_TAG:-latest}
-IMAGES=("$PREFIX-api:$TAG" "$PREFIX-ingest:$TAG" "$PREFIX-chroma:$TAG" "$PREFIX-proxy:$TAG")
+IMAGES=("$PREFIX-api:$TAG" "$PREFIX-ingest:$TAG" "$PREFIX-chroma:$TAG" "$PREFIX-proxy:$TAG"
+  "$PREFIX-postgres:$TAG")
 LABEL=org.cartoes.context-hash
-files=(-f compose.yaml -f deploy/compose.prod.yaml)  # the prod file adds the proxy
+# The prod file adds the proxy, the scale file postgres (its password is not needed to build).
+files=(-f compose.yaml -f deploy/compose.prod.yaml -f deploy/compose.scale.yaml)
+export FEEDBACK_DB_PASSWORD=${FEEDBACK_DB_PASSWORD:-unused-at-build}
 
 have_image() { docker image inspect "$1" >/dev/null 2>&1; }
 
@@ -42,6 +49,7 @@ if [ -z "${BASE_IMAGE:-}" ]; then
     BASE_IMAGE=$AIRGAP_BASE
     : "${PIP_SOURCE:=wheelhouse}"
     : "${PROXY_BASE_IMAGE:=$AIRGAP_PROXY_BASE}"
+    : "${POSTGRES_BASE_IMAGE:=$AIRGAP_POSTGRES_BASE}"
   fi
 fi
 if [ -z "${PROXY_BASE_IMAGE:-}" ]; then
@@ -55,18 +63,29 @@ fi
 if [ "$PROXY_BASE_IMAGE" = "$AIRGAP_PROXY_BASE" ]; then
   PACKAGES=nginx,openssl,ca-certificates scripts/base-image.sh "$AIRGAP_PROXY_BASE"
 fi
+if [ -z "${POSTGRES_BASE_IMAGE:-}" ]; then  # the same choice as the proxy's
+  if [ "$PROXY_BASE_IMAGE" = "$ONLINE_PROXY_BASE" ]; then
+    POSTGRES_BASE_IMAGE=$ONLINE_PROXY_BASE
+  else
+    POSTGRES_BASE_IMAGE=$AIRGAP_POSTGRES_BASE
+  fi
+fi
+if [ "$POSTGRES_BASE_IMAGE" = "$AIRGAP_POSTGRES_BASE" ]; then
+  PACKAGES=postgresql,ca-certificates scripts/base-image.sh "$AIRGAP_POSTGRES_BASE"
+fi
 PIP_SOURCE=${PIP_SOURCE:-index}
 if [ "$PIP_SOURCE" = wheelhouse ]; then
   scripts/wheels.sh wheels
 fi
-export BASE_IMAGE PIP_SOURCE PROXY_BASE_IMAGE
+export BASE_IMAGE PIP_SOURCE PROXY_BASE_IMAGE POSTGRES_BASE_IMAGE
 
 context_hash() {
   {
     echo "BASE_IMAGE=$BASE_IMAGE $(docker image inspect -f '{{.Id}}' "$BASE_IMAGE" 2>/dev/null || true)"
     echo "PROXY_BASE_IMAGE=$PROXY_BASE_IMAGE $(docker image inspect -f '{{.Id}}' "$PROXY_BASE_IMAGE" 2>/dev/null || true)"
+    echo "POSTGRES_BASE_IMAGE=$POSTGRES_BASE_IMAGE $(docker image inspect -f '{{.Id}}' "$POSTGRES_BASE_IMAGE" 2>/dev/null || true)"
     echo "PIP_SOURCE=$PIP_SOURCE EMBEDDING_MODEL=${EMBEDDING_MODEL:-} TORCH_INDEX_URL=${TORCH_INDEX_URL:-}"
-    find Dockerfile .dockerignore requirements.txt app ingest kb deploy/proxy -type f \
+    find Dockerfile .dockerignore requirements.txt app ingest kb deploy/proxy deploy/postgres -type f \
       ! -path '*/__pycache__/*' ! -name '*.pyc' -print0 | LC_ALL=C sort -z | xargs -0 sha256sum
     # Wheels are versioned files: name and size identify them.
     if [ "$PIP_SOURCE" = wheelhouse ]; then
@@ -89,9 +108,9 @@ if [ "${FORCE:-0}" != 1 ] && [ $# -eq 0 ]; then
   fi
 fi
 
-say "docker compose build (BASE_IMAGE=$BASE_IMAGE PIP_SOURCE=$PIP_SOURCE PROXY_BASE_IMAGE=$PROXY_BASE_IMAGE${EMBEDDING_MODEL:+ EMBEDDING_MODEL=$EMBEDDING_MODEL}, context hash $CONTEXT_HASH)"
+say "docker compose build (BASE_IMAGE=$BASE_IMAGE PIP_SOURCE=$PIP_SOURCE PROXY_BASE_IMAGE=$PROXY_BASE_IMAGE POSTGRES_BASE_IMAGE=$POSTGRES_BASE_IMAGE${EMBEDDING_MODEL:+ EMBEDDING_MODEL=$EMBEDDING_MODEL}, context hash $CONTEXT_HASH)"
 start=$(date +%s)
 COMPOSE_BAKE=false docker compose "${files[@]}" --progress "${BUILD_PROGRESS:-quiet}" build "$@"
 say "built in $(( $(date +%s) - start )) s"
 docker images --format 'table {{.Repository}}:{{.Tag}}\t{{.ID}}\t{{.Size}}' \
-  | grep -E "^(REPOSITORY|$PREFIX-(api|ingest|chroma|proxy):$TAG)"
+  | grep -E "^(REPOSITORY|$PREFIX-(api|ingest|chroma|proxy|postgres):$TAG)"
