@@ -4,7 +4,8 @@
 # self-signed one made at first start and kept in /var/lib/cartoes-proxy (trials only:
 # browsers warn about it).
 # Env: TLS_HOSTNAME (name in the self-signed certificate, default localhost),
-# HTTPS_PUBLIC_PORT (the host port HTTP is redirected to, default 443), TLS_SELF_SIGNED.
+# HTTPS_PUBLIC_PORT (the host port HTTP is redirected to, default 443), TLS_SELF_SIGNED;
+# UPSTREAM_HOST, UPSTREAM_PORT, UPSTREAM_CHECK_S for the api replicas (upstreams.sh).
 set -eu
 say() { echo "proxy: $*" >&2; }
 
@@ -39,5 +40,8 @@ case "$port" in
 esac
 sed -e "s#@CERT@#$cert#" -e "s#@KEY@#$key#" -e "s#@HTTPS_SUFFIX@#$suffix#" \
   /etc/nginx/cartoes.conf.template >/tmp/nginx.conf
+# The api upstreams: written once before nginx starts, then kept to the ready replicas.
+cartoes-upstreams once
 nginx -t -q -e stderr -c /tmp/nginx.conf
+cartoes-upstreams watch &
 exec nginx -e stderr -c /tmp/nginx.conf -g 'daemon off;'
