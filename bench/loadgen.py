@@ -1,4 +1,6 @@
-"""A bounded closed-loop load generator for loopback HTTP/1.1 (keep-alive, JSON POST).
+"""A bounded closed-loop load generator for loopback HTTP/1.1 (keep-alive, JSON POST), over
+plain TCP or, for a `https://` URL, TLS (the proxy of deploy/compose.prod.yaml; its
+certificate is not checked: only 127.0.0.1 is ever a target).
 
 Raw asyncio streams instead of an HTTP library: on a 2-core host the client shares the
 CPU with the server, so the client must cost as little as possible. Every run is bounded
@@ -9,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import ssl
 import threading
 import time
 from collections.abc import Callable
@@ -91,6 +94,7 @@ async def _client(
     deadline: float,
     result: LoadResult,
     budget: list[int],
+    tls: ssl.SSLContext | None = None,
 ) -> None:
     reader = writer = None
     i = offset
@@ -102,7 +106,10 @@ async def _client(
         try:
             if writer is None:
                 reader, writer = await asyncio.wait_for(
-                    asyncio.open_connection(host, port), REQUEST_TIMEOUT_S
+                    asyncio.open_connection(
+                        host, port, ssl=tls, server_hostname="localhost" if tls else None
+                    ),
+                    REQUEST_TIMEOUT_S,
                 )
             assert reader is not None and writer is not None
             writer.write(payload)
@@ -136,6 +143,7 @@ async def _run(
     bodies: list[dict[str, Any]],
     concurrency: int,
     duration_s: float,
+    tls: ssl.SSLContext | None = None,
 ) -> LoadResult:
     payloads = [_request_bytes(path, json.dumps(b).encode()) for b in bodies]
     result = LoadResult(concurrency, duration_s)
@@ -144,7 +152,7 @@ async def _run(
     deadline = started + duration_s
     await asyncio.gather(
         *(
-            _client(host, port, payloads, k * 7, deadline, result, budget)
+            _client(host, port, payloads, k * 7, deadline, result, budget, tls)
             for k in range(concurrency)
         )
     )
@@ -163,7 +171,12 @@ def run_load(
 ) -> LoadResult:
     """Closed loop: `concurrency` connections, each sending the next request when the
     previous one answered, for `duration_s`. `sampler` runs in a thread meanwhile."""
-    host, _, port = url.removeprefix("http://").partition(":")
+    tls = None
+    if url.startswith("https://"):
+        tls = ssl.create_default_context()
+        tls.check_hostname = False
+        tls.verify_mode = ssl.CERT_NONE  # loopback only (below); the proxy's test certificate
+    host, _, port = url.removeprefix("https://").removeprefix("http://").partition(":")
     if host != LOOPBACK:
         raise ValueError(f"load is only ever sent to {LOOPBACK}, not {host!r}")
     stop = threading.Event()
@@ -177,7 +190,7 @@ def run_load(
         thread = threading.Thread(target=loop, daemon=True)
         thread.start()
     try:
-        return asyncio.run(_run(host, int(port), path, bodies, concurrency, duration_s))
+        return asyncio.run(_run(host, int(port), path, bodies, concurrency, duration_s, tls))
     finally:
         stop.set()
         if thread is not None:
