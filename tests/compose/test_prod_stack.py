@@ -86,6 +86,22 @@ def _test_certificate(directory: Path) -> Path:
     return directory
 
 
+def proxy_env(tmp_path_factory: pytest.TempPathFactory, https: int, http: int) -> dict[str, str]:
+    """What a stack with the proxy needs besides _stack_env: a test certificate, both ports
+    on 127.0.0.1, and an edge network no other Docker network on this host overlaps."""
+    subnet = _edge_subnet()
+    return {
+        "TLS_DIR": str(_test_certificate(tmp_path_factory.mktemp("tls") / "tls")),
+        "HTTPS_BIND": HOST,
+        "HTTPS_PORT": str(https),
+        "HTTP_BIND": HOST,
+        "HTTP_PORT": str(http),
+        "EDGE_SUBNET": str(subnet),
+        "EDGE_IP_RANGE": str(list(subnet.subnets(new_prefix=29))[1]),
+        "PROXY_IP": str(subnet.network_address + 2),
+    }
+
+
 class ProdStack(Stack):
     def __init__(self, project: str, env: dict[str, str], https: int, http: int, api: int):
         super().__init__(None, project, api, env)  # type: ignore[arg-type]
@@ -119,17 +135,9 @@ def prod_stack(built_images: None, tmp_path_factory: pytest.TempPathFactory) -> 
     project = f"cartoes-prod-{uuid.uuid4().hex[:8]}"
     https, http, api = free_port(), free_port(), free_port()
     env = _stack_env(tmp_path_factory, project, api)
-    subnet = _edge_subnet()
     env.update(
+        proxy_env(tmp_path_factory, https, http),
         COMPOSE_FILE="compose.yaml:deploy/compose.prod.yaml",
-        TLS_DIR=str(_test_certificate(tmp_path_factory.mktemp("tls") / "tls")),
-        HTTPS_BIND=HOST,
-        HTTPS_PORT=str(https),
-        HTTP_BIND=HOST,
-        HTTP_PORT=str(http),
-        EDGE_SUBNET=str(subnet),
-        EDGE_IP_RANGE=str(list(subnet.subnets(new_prefix=29))[1]),
-        PROXY_IP=str(subnet.network_address + 2),
         RATE_LIMIT_PER_MINUTE=str(RATE),
     )
     stack = ProdStack(project, env, https, http, api)

@@ -36,7 +36,7 @@ import pytest
 
 from app.core.text import fold
 from tests.compose.conftest import _stack_env
-from tests.compose.test_prod_stack import ProdStack, _edge_subnet, _test_certificate
+from tests.compose.test_prod_stack import ProdStack, proxy_env
 from tests.polling import wait_until
 from tests.service import free_port
 
@@ -95,6 +95,20 @@ class ScaleStack(ProdStack):
             "-v", "ON_ERROR_STOP=1", "-tAc", sql, timeout=60,
         )  # fmt: skip
         return res.stdout.strip()
+
+    def wait_recorded(self, answer_ids: list[str], what: str) -> None:
+        """Polls until every answer id has its record in postgres (records are written by
+        a background writer per worker, just after the response)."""
+        quoted = ",".join(f"'{i}'" for i in answer_ids)
+        wait_until(
+            lambda: (
+                self.psql(f"select count(*) from answers where answer_id in ({quoted})")
+                == str(len(answer_ids))
+            ),
+            60,
+            interval=0.5,
+            what=what,
+        )
 
     def readyz_of(self, cid: str) -> dict[str, Any]:
         code = (
@@ -196,19 +210,11 @@ def scale_stack(
     project = f"cartoes-scale-{uuid.uuid4().hex[:8]}"
     https, http, api = free_port(), free_port(), free_port()
     env = _stack_env(tmp_path_factory, project, api, {"ADMIN_API_KEY": ADMIN_KEY})
-    subnet = _edge_subnet()
     env.update(
+        proxy_env(tmp_path_factory, https, http),
         COMPOSE_FILE=FILES,
         COMPOSE_FILES=" ".join(f"-f {f}" for f in FILES.split(":")),  # deploy/backup.sh's
         FEEDBACK_DB_PASSWORD=secrets.token_hex(16),
-        TLS_DIR=str(_test_certificate(tmp_path_factory.mktemp("tls") / "tls")),
-        HTTPS_BIND="127.0.0.1",
-        HTTPS_PORT=str(https),
-        HTTP_BIND="127.0.0.1",
-        HTTP_PORT=str(http),
-        EDGE_SUBNET=str(subnet),
-        EDGE_IP_RANGE=str(list(subnet.subnets(new_prefix=29))[1]),
-        PROXY_IP=str(subnet.network_address + 2),
         RATE_LIMIT_PER_MINUTE="0",  # the load of these tests comes from one address
         UPSTREAM_CHECK_S="1",
     )
@@ -265,16 +271,8 @@ def test_answers_and_ratings_of_both_replicas_land_in_one_database(
         for n, answer_id in enumerate(ids):
             res = c.post("/api/feedback", json={"answer_id": answer_id, "helpful": n % 2 == 0})
             assert res.status_code == 201, res.text
+    scale_stack.wait_recorded(ids, "every answer recorded in postgres")
     quoted = ",".join(f"'{i}'" for i in ids)
-    wait_until(
-        lambda: (
-            scale_stack.psql(f"select count(*) from answers where answer_id in ({quoted})")
-            == str(len(ids))
-        ),
-        60,
-        interval=0.5,
-        what="every answer recorded in postgres",
-    )
     rated = scale_stack.psql(
         f"select count(*), sum(case when helpful then 1 else 0 end) from feedback "
         f"where answer_id in ({quoted})"
@@ -384,16 +382,7 @@ def test_backup_down_restore_keeps_the_answers_and_the_feedback_rows(
     with scale_stack.https() as c:
         res = c.post("/api/feedback", json={"answer_id": asked[0]["answer_id"], "helpful": False})
         assert res.status_code == 201, res.text
-    ids = ",".join(f"'{a['answer_id']}'" for a in asked)
-    wait_until(
-        lambda: (
-            scale_stack.psql(f"select count(*) from answers where answer_id in ({ids})")
-            == str(len(asked))
-        ),
-        60,
-        interval=0.5,
-        what="the answers recorded",
-    )
+    scale_stack.wait_recorded([a["answer_id"] for a in asked], "the answers recorded")
     rows_sql = (
         "select json_agg(r order by r.answer_id) from (select a.answer_id, a.question, "
         "a.outcome, a.cited, f.helpful, f.reason from answers a left join feedback f "
