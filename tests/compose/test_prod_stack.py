@@ -51,7 +51,10 @@ print(json.dumps({"address": me, "codes": codes}))
 
 
 def _edge_subnet() -> ipaddress.IPv4Network:
-    """A /28 for the edge network that no Docker network on this host uses yet."""
+    """A /28 for the edge network that no Docker network on this host uses yet, outside
+    Docker's default address pools (172.17-172.31.0.0/16, 192.168.0.0/16). Inside them, a
+    network Docker allocates later can take a /16 holding it: after `down -v`, restore.sh
+    recreated the default network on 172.31.0.0/16 and the edge network no longer fit."""
     used = []
     for net_id in subprocess.run(
         ["docker", "network", "ls", "-q"], capture_output=True, text=True, check=True
@@ -61,12 +64,12 @@ def _edge_subnet() -> ipaddress.IPv4Network:
              net_id], capture_output=True, text=True, check=True,
         ).stdout.split()  # fmt: skip
         used += [ipaddress.ip_network(s) for s in out if ":" not in s]
-    pool = list(ipaddress.ip_network("172.31.254.0/24").subnets(new_prefix=28))
+    pool = list(ipaddress.ip_network("10.213.0.0/16").subnets(new_prefix=28))
     random.shuffle(pool)
     for net in pool:
         if not any(net.overlaps(u) for u in used):
             return net
-    raise RuntimeError("no free /28 in 172.31.254.0/24 for the edge network")
+    raise RuntimeError("no free /28 in 10.213.0.0/16 for the edge network")
 
 
 def _test_certificate(directory: Path) -> Path:
