@@ -27,8 +27,10 @@ start=$(date +%s)
 dest="$BACKUP_ROOT/cartoes-$(date -u +%Y%m%dT%H%M%SZ)"
 mkdir -p "$dest"
 
-# 1. Feedback, while the API runs.
-if dc config --services | grep -qx postgres; then
+# 1. Feedback, while the API runs. The service list is read whole before it is searched:
+# `compose config | grep -q` under pipefail fails at random when grep exits first (SIGPIPE).
+services=$(dc config --services)
+if grep -qx postgres <<<"$services"; then
   [ -n "$(dc ps -q --status running postgres)" ] || {
     say "the postgres service is not running: start it (docker compose up -d --wait postgres)" >&2
     exit 1

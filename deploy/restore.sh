@@ -42,7 +42,8 @@ say() { echo "restore: $*"; }
 REPLACE='find "$0" -mindepth 1 -delete && tar -C "$0" -xzf /backup.tar.gz && chown -R 10001:10001 "$0"'
 root=(run --rm --no-deps --user 0 --cap-add DAC_OVERRIDE --cap-add FOWNER --cap-add CHOWN)
 
-has_postgres=$(dc config --services | grep -x postgres || true)
+services=$(dc config --services)
+has_postgres=$(grep -x postgres <<<"$services" || true)
 if [ -n "$feedback_dump" ] && [ -z "$has_postgres" ]; then
   echo "restore: $(basename "$src") holds a PostgreSQL dump, but this stack has no postgres" \
     "service: add deploy/compose.scale.yaml to COMPOSE_FILES" >&2
