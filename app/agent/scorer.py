@@ -114,19 +114,32 @@ def _terms(sentence: str) -> frozenset[str]:
     return frozenset(tokenize(sentence))
 
 
+# Card sentences are few and read on every answer: what they name is looked up once.
 @lru_cache(maxsize=1 << 14)
-def _medicines_named(sentence: str) -> frozenset[str]:
-    return frozenset(
-        m.entry.name for m in vocabulary().find(sentence) if m.exact and m.entry.kind == "medicine"
-    )
+def exact_names(sentence: str) -> tuple[tuple[str, str], ...]:
+    """(name, kind) of each entry the sentence names exactly (not by a misspelling)."""
+    return tuple((m.entry.name, m.entry.kind) for m in vocabulary().find(sentence) if m.exact)
 
 
 @lru_cache(maxsize=1 << 14)
-def _names_in(sentence: str, aliases: tuple[str, ...]) -> bool:
-    folded = fold(sentence)
-    return any(re.search(rf"(?<!\w){re.escape(a)}(?!\w)", folded) for a in aliases)
+def medicines_named(sentence: str) -> frozenset[str]:
+    return frozenset(name for name, kind in exact_names(sentence) if kind == "medicine")
 
 
+@lru_cache(maxsize=1 << 10)
+def _alias_pattern(aliases: tuple[str, ...]) -> re.Pattern[str]:
+    # one alternation; each alternative keeps its own word edges, as a search per alias did
+    return re.compile(rf"(?<!\w)(?:{'|'.join(re.escape(a) for a in aliases)})(?!\w)")
+
+
+@lru_cache(maxsize=1 << 14)
+def names_in(sentence: str, aliases: tuple[str, ...]) -> bool:
+    """Whether the sentence says one of `aliases` (folded) as a whole word."""
+    aliases = tuple(a for a in aliases if a)
+    return bool(aliases) and _alias_pattern(aliases).search(fold(sentence)) is not None
+
+
+@lru_cache(maxsize=1 << 16)
 def _has_term(term: str, words: frozenset[str]) -> bool:
     return term in words or (len(term) >= 4 and any(w.startswith(term) for w in words))
 
@@ -183,7 +196,7 @@ def features(
     aliases = tuple(a for e in q.names for a in e.aliases)
     rows = []
     for i, c in enumerate(pool):
-        named = _medicines_named(c.text)
+        named = medicines_named(c.text)
         rows.append(
             [
                 float(sim[i]),
@@ -200,7 +213,7 @@ def features(
                 1.0 if c.rank == 0 else 0.0,
                 q.rank_scores.get(c.card, best_rank) - best_rank,
                 1.0 if c.card in q.about else 0.0,
-                1.0 if aliases and _names_in(c.text, aliases) else 0.0,
+                1.0 if aliases and names_in(c.text, aliases) else 0.0,
                 1.0 if named - medicines else 0.0,
                 1.0 if c.needs else 0.0,
                 1.0 if c.label is None or c.label.informative else 0.0,

@@ -14,11 +14,11 @@ import numpy as np
 
 from app.agent.answerability import GENERIC, mention_terms
 from app.agent.followup import focus_names
-from app.agent.scorer import Candidate, Question
+from app.agent.scorer import Candidate, Question, exact_names, medicines_named, names_in
 from app.agent.state import AgentState
 from app.core.text import fold, tokenize
 from app.core.thesaurus import thesaurus
-from app.core.vocabulary import Entry, Mention, Vocabulary, vocabulary
+from app.core.vocabulary import Entry, Mention, Vocabulary
 from app.retrieval.coverage import CardLexicon
 from app.retrieval.models import ContextChunk
 
@@ -91,25 +91,19 @@ def need_of(question: str) -> str | None:
 
 
 def mentions_name(sentence: str, names: list[Entry]) -> bool:
-    folded = fold(sentence)
-    return any(re.search(rf"(?<!\w){re.escape(a)}(?!\w)", folded) for e in names for a in e.aliases)
+    return names_in(sentence, tuple(a for e in names for a in e.aliases))
 
 
 def names_other_medicine(sentence: str, names: list[Entry]) -> bool:
     """Whether the sentence is about a medicine the question did not name."""
-    named = {e.name for e in names}
-    return any(
-        m.entry.kind == "medicine" and m.entry.name not in named
-        for m in vocabulary().find(sentence)
-        if m.exact
-    )
+    return bool(medicines_named(sentence) - {e.name for e in names})
 
 
 def names_a_medicine_of(c: Any, focus: Focus) -> bool:
     """Whether the sentence names another medicine its own card is about."""
     asked = {e.name for e in focus.names}
     others = focus.card_medicines.get(c.card, set()) - asked
-    return any(m.exact and m.entry.name in others for m in vocabulary().find(c.text))
+    return any(name in others for name, _ in exact_names(c.text))
 
 
 # Words that carry no topic for choosing a sentence: the decision's list, less the times of
