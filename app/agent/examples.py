@@ -94,7 +94,10 @@ class ExampleBank:
 
     def __init__(self, examples: list[Example], vectors: np.ndarray):
         self.examples = examples
-        self.vectors = np.asarray(vectors, dtype=np.float32).reshape(len(examples), -1)
+        arr = np.asarray(vectors, dtype=np.float32)
+        # reshape(0, -1) is ambiguous for numpy: the empty bank keeps its width
+        width = -1 if len(examples) else (arr.shape[-1] if arr.ndim > 1 else 0)
+        self.vectors = arr.reshape(len(examples), width)
         ids = sorted({s for e in examples for s in e.sentences})
         self.index = {s: i for i, s in enumerate(ids)}
         self.ids = ids
@@ -103,8 +106,13 @@ class ExampleBank:
             for s in e.sentences:
                 rows.append(r)
                 cols.append(self.index[s])
-        self._rows = np.array(rows, dtype=np.int64)
-        self._cols = np.array(cols, dtype=np.int64)
+        # (example, sentence) pairs grouped by sentence, for one maximum.reduceat per question
+        order = np.argsort(np.array(cols, dtype=np.int64), kind="stable")
+        self._rows = np.array(rows, dtype=np.int64)[order]
+        self._cols = np.array(cols, dtype=np.int64)[order]
+        starts = np.flatnonzero(np.diff(self._cols, prepend=-1)) if len(order) else order
+        self._starts = starts
+        self._cols_of_starts = self._cols[starts]
         self._authors = np.array([e.author for e in examples])
 
     @classmethod
@@ -126,7 +134,10 @@ class ExampleBank:
         if exclude_author is not None:
             sims = np.where(self._authors == exclude_author, -1.0, sims)
         best = np.full(len(self.ids), -1.0, dtype=np.float32)
-        np.maximum.at(best, self._cols, sims[self._rows])
+        if len(self._starts):
+            best[self._cols_of_starts] = np.maximum(
+                np.maximum.reduceat(sims[self._rows], self._starts), -1.0
+            )
         return {s: float(best[i]) for s, i in self.index.items() if best[i] > -1.0}
 
     def cards(self) -> set[str]:

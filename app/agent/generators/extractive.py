@@ -47,6 +47,11 @@ def _quotable(text: str) -> tuple[tuple[int, int, str], ...]:
     )
 
 
+@lru_cache(maxsize=1 << 12)
+def _sentence_count(text: str) -> int:
+    return len(numbered(text))
+
+
 class ExtractiveGenerator:
     """Offline and deterministic: the answer is made of card sentences, each followed by its
     card's citation. It never writes anything else.
@@ -81,7 +86,7 @@ class ExtractiveGenerator:
     def _pool(self, parents: list[ContextChunk]) -> list[Candidate]:
         out = []
         for rank, parent in enumerate(parents):
-            every = numbered(parent.text)
+            every = _sentence_count(parent.text)
             for n, para, sentence in _quotable(parent.text):
                 sid = f"{parent.id}:{n:02d}"
                 out.append(
@@ -92,7 +97,7 @@ class ExtractiveGenerator:
                         parent.id,
                         sentence,
                         label=self.labels.get(sid, sentence),
-                        n_card=len(every),
+                        n_card=every,
                     )
                 )
         return out

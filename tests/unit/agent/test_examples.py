@@ -40,3 +40,18 @@ def test_an_author_can_be_left_out_of_the_similarities() -> None:
     q = np.array([1.0, 0.0])
     assert bank.similarities(q) == {"card-001:01": 1.0, "card-002:01": 0.6000000238418579}
     assert bank.similarities(q, exclude_author="a1")["card-001:01"] < 0.7
+
+
+def test_each_sentence_gets_the_best_of_its_examples_and_an_empty_bank_none() -> None:
+    bank = ExampleBank(
+        [
+            Example("a", ("card-002:01", "card-001:01"), "a1"),
+            Example("b", ("card-001:01",), "a1"),
+            Example("c", ("card-003:02",), "a3"),
+        ],
+        np.array([[0.2, 0.0], [0.9, 0.0], [-1.0, 0.0]]),
+    )
+    got = bank.similarities(np.array([1.0, 0.0]))
+    # the best example of each sentence; a similarity at -1 is none
+    assert got == {"card-001:01": 0.8999999761581421, "card-002:01": 0.20000000298023224}
+    assert ExampleBank.empty().similarities(np.zeros(1)) == {}
