@@ -110,9 +110,8 @@ class ExampleBank:
         order = np.argsort(np.array(cols, dtype=np.int64), kind="stable")
         self._rows = np.array(rows, dtype=np.int64)[order]
         self._cols = np.array(cols, dtype=np.int64)[order]
-        starts = np.flatnonzero(np.diff(self._cols, prepend=-1)) if len(order) else order
-        self._starts = starts
-        self._cols_of_starts = self._cols[starts]
+        self._starts = np.flatnonzero(np.diff(self._cols, prepend=-1))  # empty for no pairs
+        self._cols_of_starts = self._cols[self._starts]
         self._authors = np.array([e.author for e in examples])
 
     @classmethod
