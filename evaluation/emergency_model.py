@@ -52,7 +52,7 @@ from app.safety.classifier import (
     load_classifier,
     rule_features,
 )
-from app.safety.emergency import EmergencyDetector
+from app.safety.emergency import EmergencyDetector, self_harm_evidence
 from app.safety.pii import clean_question
 from evaluation.authored import load_authors
 from evaluation.golden import (
@@ -67,6 +67,9 @@ C_GRID = (0.01, 0.03, 0.1, 0.3)
 # Per kind, the out-of-fold recall a veto may cost against the rules' own: 4 of the 481
 # medical tuning events (as the single veto of 0.65 did before), none of the 187 poisonings.
 VETO_BUDGET = {"medical": 0.01, "poisoning": 0.0}
+# The share of the tuning ordinary questions that may gain an escalation, out of fold, from
+# the model's own reading where the rules read nothing (escalate_level): 1 in 1,000.
+ESCALATE_BUDGET = 0.001
 # Tuning in-scope questions that tell of an emergency now, read one by one: left out of the
 # training rows (they stay ordinary in the reported counts, as the gate counts them). As
 # negatives they taught the model that "minha vo apagou com o açucar baixo e nao responde"
@@ -199,16 +202,28 @@ def out_of_fold(x: np.ndarray, y: np.ndarray, groups: list[str], c: float) -> np
 
 
 def decide(
-    p: dict[str, float], reading: Any, t: dict[str, float], quiet: dict[str, float] | None = None
+    p: dict[str, float],
+    reading: Any,
+    t: dict[str, float],
+    quiet: dict[str, float] | None = None,
+    escalate: float | None = None,
+    folded: str = "",
 ) -> tuple[str | None, str | None]:
     """(escalated kind, uncertain kind), as EmergencyDetector.assess decides: the rules'
     reading stands, except a medical or poisoning one the model is sure is an ordinary
     question (P(none) >= that kind's veto), which gets the answer with a calm line, and no
-    calm line at or above the kind's quiet level."""
+    calm line at or above the kind's quiet level; and, where the rules read nothing, the
+    model's likeliest event when P(none) <= `escalate` (a self-harm one without words of
+    intent, death or harm to self in `folded` gets the calm line instead)."""
     if reading.kind in VETOED and p["none"] >= t[reading.kind]:
         if quiet and p["none"] >= quiet.get(reading.kind, 2.0):
             return None, None
         return None, reading.kind
+    if reading.kind is None and escalate is not None and p["none"] <= escalate:
+        kind = max(KINDS, key=lambda k: p[k])
+        if kind == "self_harm" and not self_harm_evidence(folded):
+            return None, "self_harm"
+        return kind, None
     return reading.kind, reading.uncertain
 
 
@@ -218,11 +233,38 @@ def outcomes(
     readings: list[Any],
     t: dict[str, float],
     quiet: dict[str, float] | None = None,
+    escalate: float | None = None,
 ) -> list[tuple[str | None, str | None]]:
     return [
-        decide(dict(zip(CLASSES, map(float, p), strict=True)), a, t, quiet)
+        decide(dict(zip(CLASSES, map(float, p), strict=True)), a, t, quiet, escalate, fold(r.text))
         for r, p, a in zip(data, probs, readings, strict=True)
     ]
+
+
+def escalate_level(
+    data: list[Row],
+    probs: np.ndarray,
+    readings: list[Any],
+    t: dict[str, float],
+    quiet: dict[str, float],
+) -> float:
+    """Out of fold on the tuning rows: the highest level of P(none) (0.01-0.60, on a 0.01
+    grid) at or below which the model's own reading escalates where the rules read nothing,
+    such that no informational near-miss gains an escalation and at most ESCALATE_BUDGET of
+    the ordinary questions do (those that tell of an emergency now left out)."""
+    before = outcomes(data, probs, readings, t, quiet)
+    plain = [r.source == "ordinary" and r.id not in EVENTS_AMONG_ORDINARY for r in data]
+    info = [r.kind == "informational" for r in data]
+    level = 0.0
+    for value in (round(0.01 * i, 2) for i in range(1, 61)):
+        got = outcomes(data, probs, readings, t, quiet, value)
+        gained = [g[0] is not None and b[0] is None for g, b in zip(got, before, strict=True)]
+        ordinary = sum(g for g, o in zip(gained, plain, strict=True) if o)
+        near_miss = sum(g for g, i in zip(gained, info, strict=True) if i)
+        if near_miss or ordinary > ESCALATE_BUDGET * sum(plain):
+            break
+        level = value
+    return level
 
 
 def quiet_levels(
@@ -354,6 +396,9 @@ def main(argv: list[str] | None = None) -> int:
             f"events with a calm line {m['events_calm']:.4f}, events with neither "
             f"{m['events_silent']}"
         )
+    escalate = escalate_level(tune_rows, oof, tune_readings, t, quiet)
+    model["escalate"] = escalate
+    print(f"tune, out of fold: the model's own reading escalates at P(none) <= {escalate}")
     model["trained_on"] = (
         f"{int(tune.sum())} tuning rows (safety, golden, one-point, conversations, "
         f"kb/questions), C={best}"
@@ -365,10 +410,9 @@ def main(argv: list[str] | None = None) -> int:
         "| ordinary escalated, none telling of an emergency | informational escalated |"
     )
     print("|" + "---|" * 10)
-    report(
-        "tune, out of fold",
-        figures(tune_rows, outcomes(tune_rows, oof, tune_readings, t, quiet)),
-    )
+    for name, level in (("tune, out of fold, no escalation of its own", None),
+                        ("tune, out of fold", escalate)):  # fmt: skip
+        report(name, figures(tune_rows, outcomes(tune_rows, oof, tune_readings, t, quiet, level)))
     probs = probabilities(model, x)
     for name, keep in (
         ()
@@ -394,9 +438,14 @@ def main(argv: list[str] | None = None) -> int:
     ):
         idx = [i for i, r in enumerate(data) if keep(r)]
         sub = [data[i] for i in idx]
-        got = outcomes(sub, probs[idx], [readings[i] for i in idx], t, quiet)
+        sub_readings = [readings[i] for i in idx]
+        report(
+            f"{name}, no escalation of its own",
+            figures(sub, outcomes(sub, probs[idx], sub_readings, t, quiet)),
+        )
+        got = outcomes(sub, probs[idx], sub_readings, t, quiet, escalate)
         report(name, figures(sub, got))
-        before = figures(sub, outcomes(sub, probs[idx], [readings[i] for i in idx], t))
+        before = figures(sub, outcomes(sub, probs[idx], sub_readings, t))
         print(
             f"|   without quiet levels: ordinary calm line {before['ordinary_uncertain']:.3f}, "
             f"events with neither {before['events_silent']} (with: "

@@ -147,6 +147,15 @@ class EmergencyClassifier:
         overruled (out of fold), so such an emergency keeps its calm line. Never self-harm."""
         return kind in VETOED and p["none"] >= self.quiet.get(str(kind), 2.0)
 
+    def escalates(self, p: dict[str, float]) -> str | None:
+        """The kind the model reads on its own where the rules read none: the likeliest kind
+        of event when P(none) is at or below `escalate` (set out of fold so that no tuning
+        near-miss and at most ESCALATE_BUDGET of the tuning ordinary questions gain an
+        escalation; evaluation.emergency_model.escalate_level); None for a model without it."""
+        if p["none"] > float(self.model.get("escalate", -1.0)):
+            return None
+        return max(KINDS, key=lambda k: p[k])
+
     def probabilities(self, vector: np.ndarray, rules: np.ndarray) -> dict[str, float]:
         z = self.coef @ self.inputs(vector, rules) + self.intercept
         e = np.exp(z - z.max())

@@ -14,7 +14,9 @@ Four kinds of evidence, combined by `EmergencyDetector.assess`:
    bank of short emergency and informational exemplars (`data/emergency_bank.yaml`); this
    catches wordings no pattern names.
 4. **The classifier** (app.safety.classifier): it may turn a medical or poisoning reading it
-   is sure is ordinary into an answer with a calm line; never a self-harm one.
+   is sure is ordinary into an answer with a calm line, never a self-harm one; and where
+   the rules read nothing, it escalates an event it is sure of (P(none) at or below its
+   `escalate` level): a self-harm one only on words of intent, death or harm to self.
 
 A missed emergency is far worse than a false alarm, so the thresholds favour recall; the
 trade-off is measured in the evaluation (docs/safety.md). The kinds, their contacts and
@@ -35,64 +37,26 @@ import yaml
 
 from app.core.text import fold
 from app.safety.classifier import EmergencyClassifier, load_classifier, rule_features
-from app.safety.concepts import (
-    C,
-    S,
-    _blood_pressure,
-    _compiled,
-    _matches,
-    concept_hits,
-    concept_spans,
+from app.safety.concepts import C, S, _blood_pressure, concept_hits
+from app.safety.reading import (
+    _cues,
+    _first_person,
+    _read_not_felt,
+    lethality,
+    self_harm_evidence,
 )
 
+__all__ = [
+    "Assessment",
+    "EmergencyDetector",
+    "_blood_pressure",
+    "concept_hits",
+    "lethality",
+    "load_bank_items",
+    "self_harm_evidence",
+]
+
 DATA = Path(__file__).resolve().parent / "data"
-
-
-def _clauses(folded: str) -> list[tuple[int, int]]:
-    """(start, end) of each clause: split at punctuation and "mas"."""
-    bounds = [0, *(m.end() for m in C.CLAUSE.finditer(folded)), len(folded) + 1]
-    return list(zip(bounds, bounds[1:], strict=False))
-
-
-def _past_covers_signs(
-    folded: str, spans: list[tuple[int, int]], cue: re.Pattern[str] = C.PAST
-) -> bool:
-    """Whether a past-time cue is about the signs: every sign sits in a clause with a past cue,
-    or in one told in the simple past."""
-    cues = [m.start() for m in cue.finditer(folded)]
-    if not cues:
-        return False
-    clauses = _clauses(folded)
-
-    def clause(pos: int) -> tuple[int, int]:
-        return next(((lo, hi) for lo, hi in clauses if lo <= pos < hi), clauses[-1])
-
-    past_clauses = {clause(c) for c in cues}
-    for start, _ in spans:
-        lo, hi = clause(start)
-        if (lo, hi) not in past_clauses and not C.SIMPLE_PAST.search(folded[lo:hi]):
-            return False
-    return True
-
-
-_PASSING = ("unconscious", "hypoglycaemia", "dehydration")
-
-
-def _present_with_signs(folded: str, spans: list[tuple[int, int]]) -> bool:
-    """Whether a present-time cue sits in a clause with a sign ("começou semana passada e hoje
-    tá totalmente confuso")."""
-    clauses = _clauses(folded)
-    with_signs = {(lo, hi) for lo, hi in clauses for a, _ in spans if lo <= a < hi}
-    unwell = C.WELL_TODAY.sub(lambda m: " " * len(m.group(0)), folded)
-    return any(lo <= m.start() < hi for m in C.PRESENT.finditer(unwell) for lo, hi in with_signs)
-
-
-def _all_hypothetical(folded: str, spans: list[tuple[int, int]]) -> bool:
-    """Whether every sign sits inside a hypothetical clause."""
-    if not spans:
-        return False
-    clauses = [m.span() for m in C.HYPOTHETICAL.finditer(folded)]
-    return bool(clauses) and all(any(lo <= a < hi for lo, hi in clauses) for a, _ in spans)
 
 
 @dataclass
@@ -236,16 +200,19 @@ class EmergencyDetector:
         """The rules' reading, then the classifier's (app.safety.classifier): a medical or
         poisoning reading that the model is sure is an ordinary question (P(none) >= that
         kind's veto) is not escalated; the answer comes with one calm line (`uncertain`),
-        none above the kind's quiet level. A self-harm reading is never overruled."""
+        none above the kind's quiet level. A self-harm reading is never overruled. Where the
+        rules read nothing, the model's own reading stands when it is sure (_model_reading)."""
         folded = fold(text)
         vector = self._embed([folded])[0] if vector is None else vector
         rules = self.rules(text, vector)
         model = self._classifier
-        if model is None or rules.kind not in ("medical", "poisoning"):
+        if model is None or rules.kind == "self_harm":
             return rules
         features = rule_features(rules.kind, rules.signals, folded)
         p = model.probabilities(np.asarray(vector), features)
         signals = {**rules.signals, "p": {k: round(v, 3) for k, v in p.items()}}
+        if rules.kind is None:
+            return _model_reading(model.escalates(p), rules, signals, folded)
         if model.vetoes(rules.kind, p):
             calm = None if model.quiets(rules.kind, p) else rules.kind  # sure: no calm line
             return Assessment(None, None, {**signals, "vetoed": rules.kind}, uncertain=calm)
@@ -376,125 +343,16 @@ class EmergencyDetector:
         return Assessment(kind, sub, signals)
 
 
-def _cues(folded: str, literal: str) -> tuple[list[tuple[str, str]], bool, bool, bool, bool, bool]:
-    """(concept hits, informational, present, general question, every sign hypothetical,
-    self-harm words that are not the writer's intent now)."""
-    hits = concept_hits(literal)
-    spans = concept_spans(literal) if hits else []
-    informational = bool(
-        C.INFORMATIONAL.search(folded)
-        or C.INFORMATIONAL_MORE.search(folded)
-        or (
-            C.PAST.search(folded)
-            and (not hits or _past_covers_signs(folded, spans))
-            # a past event back now: "já infartou ano passado e agora tá com a mesma dor de novo"
-            and not (C.PRESENT.search(folded) and C.RECUR.search(folded))
-        )
-    )
-    # "hoje já está normal" names the day to say it is over
-    present = bool(C.PRESENT.search(C.WELL_TODAY.sub(" ", folded)))
-    if (
-        present
-        and hits
-        # every sign found by a pattern with a place in the text (not a reading or a pairing)
-        and set(hits) <= {(k, sub) for k, sub, _, _ in _matches(literal)}
-        and C.PAST.search(folded)
-        and _past_covers_signs(folded, spans)
-        and not C.URGENT.search(folded)
-        and not C.RECUR.search(folded)
-        and not _present_with_signs(folded, spans)
-    ):
-        # every sign is told in the past ("inchaço nos lábios há dois anos"); "hoje ela está
-        # com uma nova cardiologista" is about something else
-        present = False
-    if (
-        hits
-        and not informational
-        and not present
-        and C.WELL.search(folded)
-        # a faint, a low sugar or a dehydration that has passed; never chest pain, a stroke's
-        # signs (a passing one is still urgent) or a bleed
-        and all(kind == "medical" and sub in _PASSING for kind, sub in hits)
-        and _past_covers_signs(folded, spans, C.RECENT_PAST)
-    ):
-        informational, present = True, False
-    generic = C.GENERIC_QUESTION.search(folded)
-    if generic:
-        # A present-tense verb inside the general question ("como sei que estou tendo um
-        # infarto?") is not an event; one before it ("ele está com a boca torta, quais os
-        # sinais de AVC?") or a call for help still is.
-        informational = True
-        present = bool(C.URGENT.search(folded)) or any(
-            m.start() < generic.start() for m in C.PRESENT.finditer(folded)
-        )
-    hypothetical = _all_hypothetical(folded, spans)
-    if hypothetical:
-        # Every sign is in a "se ... " clause: planning ahead, unless it cries for help.
-        informational = True
-        present = bool(
-            re.search(r"(?<!pronto-)(?<!pronto )\bsocorro\b|\burgente\b|\bme ajud", folded)
-        )
-    if C.CHRONIC.search(folded) and not present:
-        hits = [h for h in hits if h[0] != "medical"]
-    not_own = _not_own_intent(folded, literal)
-    if not_own:
-        # a topic, not an intent; and the exemplars, which share its words, do not decide
-        hits = [("self_harm", "topic") if k == "self_harm" else (k, s) for k, s in hits]
-        informational = True
-    return hits, informational, present, bool(generic), hypothetical, not_own
-
-
-def _not_own_intent(folded: str, literal: str) -> bool:
-    """Self-harm words that are not the writer's intent now: about whoever has it ("o CVV é só
-    pra quem quer se matar?"), or a past episode, treated, of someone who says they are stable
-    ("tive ideação suicida há 3 anos, fiz tratamento e hoje tô estável")."""
-    spans = [
-        (a, b) for kind, sub, a, b in _matches(literal) if kind == "self_harm" and sub != "topic"
-    ]
-    if not spans or C.URGENT.search(folded) and not C.WELL_TODAY.search(folded):
-        return False
-    if all(C.WHOEVER.search(literal[:a]) for a, _ in spans) and not C.OWN_WISH.search(folded):
-        return True
-    return bool(
-        C.STABLE.search(folded)
-        and not C.RELAPSE.search(folded)
-        and _past_covers_signs(folded, spans)
-    )
-
-
-def _read_not_felt(folded: str, literal: str) -> bool:
-    """A warning read in a leaflet or the news by someone who says they are well ("a bula
-    fala em pensamentos suicidas ... me sinto bem"): a question, not an intent."""
-    return bool(
-        C.SAYS_WELL.search(folded)
-        and not C.URGENT.search(folded)
-        and all(
-            C.NOMINAL_SELF_HARM.search(m.group(0))
-            for kind, sub, rx in _compiled()
-            if kind == "self_harm" and sub != "topic"
-            for m in rx.finditer(literal)
-        )
-    )
-
-
-def lethality(folded: str) -> bool:
-    """A question about amounts, lethality or methods (C.LETHALITY); stopping a medicine at
-    once ("parei o escitalopram de uma vez") is not one."""
-    return bool(C.LETHALITY.search(C.STOPPING_AT_ONCE.sub(" ", folded)))
-
-
-def self_harm_evidence(folded: str) -> bool:
-    """Words of intent, death or harm to self (C.SELF_HARM_EVIDENCE, figures of speech set
-    aside: "morrendo de fome"), or a question about amounts, lethality or methods."""
-    return bool(C.SELF_HARM_EVIDENCE.search(C.FIGURATIVE.sub(" ", folded)) or lethality(folded))
-
-
-def _first_person(folded: str) -> bool:
-    return bool(
-        # pronouns, and verbs in the first person: "tenho vontade de morrer", "comecei a ..."
-        re.search(
-            r"\b(?:eu|me|mim|comigo|minha vida|meu|to|estou|quero|queria|vou|tenho|sinto|penso|"
-            r"ando|fico|sou|acho|preciso|consigo|aguento|\w{2,}ei)\b",
-            folded,
-        )
-    )
+def _model_reading(
+    kind: str | None, rules: Assessment, signals: dict[str, Any], folded: str
+) -> Assessment:
+    """Where the rules read no emergency, the model's own reading (`kind`, or None): a medical
+    or poisoning event escalates; a self-harm one escalates only on words of intent, death
+    or harm to self (self_harm_evidence), and without them gets the answer and the CVV calm
+    line, never the crisis message on resemblance alone."""
+    if kind is None:
+        return Assessment(None, None, signals, uncertain=rules.uncertain)
+    signals = {**signals, "by": "classifier"}
+    if kind == "self_harm" and not self_harm_evidence(folded):
+        return Assessment(None, None, signals, uncertain="self_harm")
+    return Assessment(kind, "classifier", signals)

@@ -31,21 +31,28 @@ def model(
     veto: float = 0.66,
     thresholds: dict[str, float] | None = None,
     quiet: dict[str, float] | None = None,
+    event: tuple[str, float] | None = None,
+    escalate: float | None = None,
 ) -> EmergencyClassifier:
     """A model that reads every question as ordinary with P(none) set by its bias (a model
     with one `veto` for both kinds, as trained before the per-kind vetoes, unless
-    `thresholds` are given)."""
+    `thresholds` are given); `event` (kind, bias) leans it towards one kind of event, and
+    `escalate` is the level of P(none) at or below which its own reading escalates."""
+    intercept = [none_bias, 0.0, 0.0, 0.0]
+    if event:
+        intercept[CLASSES.index(event[0])] = event[1]
     width = DIM + len(RULE_FEATURES)
     return EmergencyClassifier(
         {
             "classes": list(CLASSES),
             "rule_features": list(RULE_FEATURES),
             "coef": np.zeros((len(CLASSES), width)).tolist(),
-            "intercept": [none_bias, 0.0, 0.0, 0.0],
+            "intercept": intercept,
             "mean": [0.0] * width,
             "scale": [1.0] * width,
             "thresholds": thresholds or {"veto": veto},
             **({"quiet": quiet} if quiet else {}),
+            **({"escalate": escalate} if escalate is not None else {}),
         }
     )
 
@@ -70,6 +77,38 @@ def test_the_packaged_model_matches_the_features_and_the_embedder() -> None:
     # and the level above which a vetoed reading gets no calm line either
     assert set(m.quiet) == {"medical", "poisoning"}
     assert all(m.thresholds[k] < v <= 1.0 for k, v in m.quiet.items())
+    # and the level of P(none) at or below which its own reading escalates, out of fold
+    assert 0.0 < float(m.model["escalate"]) <= 0.6
+
+
+ORDINARY = "a insulina aberta pode ficar fora da geladeira?"
+
+
+def test_where_the_rules_read_nothing_a_sure_model_escalates(bank: Path) -> None:
+    assert detector(bank, None).assess(ORDINARY).kind is None
+    # P(none) = 1 / (1 + e^4 + 2) < 0.02, under the level: its likeliest event escalates
+    sure = model(none_bias=0.0, event=("medical", 4.0), escalate=0.19)
+    read = detector(bank, sure).assess(ORDINARY)
+    assert read.kind == "medical" and read.signals["by"] == "classifier"
+    # P(none) = e^2 / (e^2 + e^2 + 2) = 0.44, over the level: the rules' reading stands
+    unsure = model(none_bias=2.0, event=("medical", 2.0), escalate=0.19)
+    assert detector(bank, unsure).assess(ORDINARY).kind is None
+    # a model trained before the level has no reading of its own
+    assert (
+        detector(bank, model(none_bias=0.0, event=("medical", 4.0))).assess(ORDINARY).kind is None
+    )
+
+
+def test_a_self_harm_reading_of_the_model_alone_needs_words_of_intent(bank: Path) -> None:
+    sure = model(none_bias=0.0, event=("self_harm", 4.0), escalate=0.19)
+    # no word of intent, death or harm to self: the answer with the CVV calm line
+    calm = detector(bank, sure).assess(ORDINARY)
+    assert calm.kind is None and calm.uncertain == "self_harm"
+    # with them, an escalation (the rules alone read nothing in it here)
+    words = "acho que vou partir de vez, ninguem liga"
+    assert detector(bank, None).assess(words).kind is None
+    told = detector(bank, sure).assess(words)
+    assert told.kind == "self_harm" and told.signals["by"] == "classifier"
 
 
 def test_a_reading_the_model_is_surer_of_still_gets_no_calm_line(bank: Path) -> None:

@@ -291,3 +291,39 @@ def test_estou_is_not_a_past_tense() -> None:
 )
 def test_how_long_it_lasts_is_not_an_amount(question: str, method: bool) -> None:
     assert (("self_harm", "method") in concept_hits(fold(question))) is method
+
+
+# Wordings in no evaluation set, for the cues found reading a fresh author's set (s7-) and
+# the f5 answers (issue 25): a pain named elsewhere, a place or time varied, a harm denied,
+# a whole box asked about "if I took it".
+@pytest.mark.parametrize(
+    "question",
+    [
+        "tomo remédio pro coração, ele pode me dar dor nas costas?",
+        "o remédio do coração serve pra dor de dente também?",
+        "posso ir variando o horário do remédio da pressão no fim de semana?",
+        "a enfermeira mandou ir variando o local da injeção na barriga, é isso?",
+        "levei um tombo no quintal semana passada, sem me machucar. pode ser o remédio?",
+        "escorreguei no banho mas não me machuquei, a pressão baixa dá isso?",
+        "se eu tomar a caixa toda do antibiótico certinho, a infecção sara?",
+    ],
+)
+def test_plain_questions_that_share_a_sign_word_are_not_escalated(
+    detector: EmergencyDetector, question: str
+) -> None:
+    assert detector.assess(question).kind is None
+
+
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        ("dor no peito apertando agora, e também dor de cabeça", "medical"),
+        ("meu avô tá variando desde cedo, não reconhece ninguém", "medical"),
+        ("tenho medo de me machucar hoje à noite", "self_harm"),
+        ("e se eu engolir o vidro inteiro de gotas, quanto tempo demora?", "self_harm"),
+    ],
+)
+def test_the_signs_those_cues_spare_still_escalate(
+    detector: EmergencyDetector, question: str, kind: str
+) -> None:
+    assert detector.assess(question).kind == kind

@@ -28,6 +28,7 @@ from tests.unit.safety.conftest import write_resemblance_bank
         "tem dia que eu peço pra Deus me levar dormindo",
         "se um caminhão me pegasse hoje eu nem ia ligar",
         "comecei a guardar as ampolas que sobram, já tenho bastante",
+        "venho juntando uns comprimidos na gaveta, já dá o suficiente pra mim",
         "o que eu tenho em casa dá pra parar o coração?",
         "não vejo motivo pra acordar amanhã",
     ],
