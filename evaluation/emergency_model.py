@@ -50,9 +50,10 @@ from app.safety.classifier import (
     VETOED,
     EmergencyClassifier,
     load_classifier,
+    own_reading,
     rule_features,
 )
-from app.safety.emergency import EmergencyDetector, self_harm_evidence
+from app.safety.emergency import EmergencyDetector, model_reading
 from app.safety.pii import clean_question
 from evaluation.authored import load_authors
 from evaluation.golden import (
@@ -219,11 +220,9 @@ def decide(
         if quiet and p["none"] >= quiet.get(reading.kind, 2.0):
             return None, None
         return None, reading.kind
-    if reading.kind is None and escalate is not None and p["none"] <= escalate:
-        kind = max(KINDS, key=lambda k: p[k])
-        if kind == "self_harm" and not self_harm_evidence(folded):
-            return None, "self_harm"
-        return kind, None
+    if reading.kind is None and (kind := own_reading(p, escalate)) is not None:
+        own = model_reading(kind, reading, {}, folded)
+        return own.kind, own.uncertain
     return reading.kind, reading.uncertain
 
 

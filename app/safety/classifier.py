@@ -148,19 +148,25 @@ class EmergencyClassifier:
         return kind in VETOED and p["none"] >= self.quiet.get(str(kind), 2.0)
 
     def escalates(self, p: dict[str, float]) -> str | None:
-        """The kind the model reads on its own where the rules read none: the likeliest kind
-        of event when P(none) is at or below `escalate` (set out of fold so that no tuning
-        near-miss and at most ESCALATE_BUDGET of the tuning ordinary questions gain an
-        escalation; evaluation.emergency_model.escalate_level); None for a model without it."""
-        if p["none"] > float(self.model.get("escalate", -1.0)):
-            return None
-        return max(KINDS, key=lambda k: p[k])
+        """The kind the model reads on its own where the rules read none (own_reading at this
+        model's `escalate` level; None for a model without it)."""
+        return own_reading(p, self.model.get("escalate"))
 
     def probabilities(self, vector: np.ndarray, rules: np.ndarray) -> dict[str, float]:
         z = self.coef @ self.inputs(vector, rules) + self.intercept
         e = np.exp(z - z.max())
         p = e / e.sum()
         return {c: float(v) for c, v in zip(CLASSES, p, strict=True)}
+
+
+def own_reading(p: dict[str, float], level: float | None) -> str | None:
+    """Where the rules read no emergency: the likeliest kind of event when P(none) is at or
+    below `level` (set out of fold so that no tuning near-miss and at most ESCALATE_BUDGET
+    of the tuning ordinary questions gain an escalation: evaluation.emergency_model
+    .escalate_level), else None. The service and the training share it."""
+    if level is None or p["none"] > float(level):
+        return None
+    return max(KINDS, key=lambda k: p[k])
 
 
 @lru_cache(maxsize=2)

@@ -53,6 +53,7 @@ __all__ = [
     "concept_hits",
     "lethality",
     "load_bank_items",
+    "model_reading",
     "self_harm_evidence",
 ]
 
@@ -201,7 +202,7 @@ class EmergencyDetector:
         poisoning reading that the model is sure is an ordinary question (P(none) >= that
         kind's veto) is not escalated; the answer comes with one calm line (`uncertain`),
         none above the kind's quiet level. A self-harm reading is never overruled. Where the
-        rules read nothing, the model's own reading stands when it is sure (_model_reading)."""
+        rules read nothing, the model's own reading stands when it is sure (model_reading)."""
         folded = fold(text)
         vector = self._embed([folded])[0] if vector is None else vector
         rules = self.rules(text, vector)
@@ -212,7 +213,7 @@ class EmergencyDetector:
         p = model.probabilities(np.asarray(vector), features)
         signals = {**rules.signals, "p": {k: round(v, 3) for k, v in p.items()}}
         if rules.kind is None:
-            return _model_reading(model.escalates(p), rules, signals, folded)
+            return model_reading(model.escalates(p), rules, signals, folded)
         if model.vetoes(rules.kind, p):
             calm = None if model.quiets(rules.kind, p) else rules.kind  # sure: no calm line
             return Assessment(None, None, {**signals, "vetoed": rules.kind}, uncertain=calm)
@@ -343,7 +344,7 @@ class EmergencyDetector:
         return Assessment(kind, sub, signals)
 
 
-def _model_reading(
+def model_reading(
     kind: str | None, rules: Assessment, signals: dict[str, Any], folded: str
 ) -> Assessment:
     """Where the rules read no emergency, the model's own reading (`kind`, or None): a medical

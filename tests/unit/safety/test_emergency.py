@@ -86,6 +86,11 @@ def detector(informational_bank: Path) -> EmergencyDetector:
         ("vou me cortar com a faca agora", "self_harm"),
         ("meu filho de 14 anos anda querendo se cortar com gilete", "self_harm"),
         ("ela vive falando em se cortar", "self_harm"),
+        # the signs the cues below spare (a pain elsewhere, a place varied, a harm denied)
+        ("dor no peito apertando agora, e também dor de cabeça", "medical"),
+        ("meu avô tá variando desde cedo, não reconhece ninguém", "medical"),
+        ("tenho medo de me machucar hoje à noite", "self_harm"),
+        ("e se eu engolir o vidro inteiro de gotas, quanto tempo demora?", "self_harm"),
     ],
 )
 def test_emergencies_are_escalated_with_their_kind(
@@ -312,18 +317,3 @@ def test_plain_questions_that_share_a_sign_word_are_not_escalated(
     detector: EmergencyDetector, question: str
 ) -> None:
     assert detector.assess(question).kind is None
-
-
-@pytest.mark.parametrize(
-    ("question", "kind"),
-    [
-        ("dor no peito apertando agora, e também dor de cabeça", "medical"),
-        ("meu avô tá variando desde cedo, não reconhece ninguém", "medical"),
-        ("tenho medo de me machucar hoje à noite", "self_harm"),
-        ("e se eu engolir o vidro inteiro de gotas, quanto tempo demora?", "self_harm"),
-    ],
-)
-def test_the_signs_those_cues_spare_still_escalate(
-    detector: EmergencyDetector, question: str, kind: str
-) -> None:
-    assert detector.assess(question).kind == kind
