@@ -50,6 +50,7 @@ from app.safety.classifier import (
     VETOED,
     EmergencyClassifier,
     load_classifier,
+    overrules,
     own_reading,
     rule_features,
 )
@@ -216,7 +217,9 @@ def decide(
     calm line at or above the kind's quiet level; and, where the rules read nothing, the
     model's likeliest event when P(none) <= `escalate` (a self-harm one without words of
     intent, death or harm to self in `folded` gets the calm line instead)."""
-    if reading.kind in VETOED and p["none"] >= t[reading.kind]:
+    if reading.kind in VETOED and overrules(
+        reading.kind, reading.subkind, reading.signals, p, t[reading.kind]
+    ):
         if quiet and p["none"] >= quiet.get(reading.kind, 2.0):
             return None, None
         return None, reading.kind

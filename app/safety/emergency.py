@@ -214,7 +214,7 @@ class EmergencyDetector:
         signals = {**rules.signals, "p": {k: round(v, 3) for k, v in p.items()}}
         if rules.kind is None:
             return model_reading(model.escalates(p), rules, signals, folded)
-        if model.vetoes(rules.kind, p):
+        if model.vetoes(rules.kind, p, rules.subkind, rules.signals):
             calm = None if model.quiets(rules.kind, p) else rules.kind  # sure: no calm line
             return Assessment(None, None, {**signals, "vetoed": rules.kind}, uncertain=calm)
         return Assessment(rules.kind, rules.subkind, signals)

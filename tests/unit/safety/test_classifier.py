@@ -82,6 +82,9 @@ def test_the_packaged_model_matches_the_features_and_the_embedder() -> None:
 
 
 ORDINARY = "a insulina aberta pode ficar fora da geladeira?"
+# a medical reading the model may overrule: a bleed on warfarin is not TIME_CRITICAL
+BLEED = "tomo varfarina e meu cocô tá preto"
+CHEST = "Estou com uma dor no peito que vai para o braço"
 
 
 def test_where_the_rules_read_nothing_a_sure_model_escalates(bank: Path) -> None:
@@ -116,7 +119,7 @@ def test_a_reading_the_model_is_surer_of_still_gets_no_calm_line(bank: Path) -> 
         "thresholds": {"medical": 0.32, "poisoning": 0.46},
         "quiet": {"medical": 0.84, "poisoning": 0.84},
     }
-    question = "Estou com uma dor no peito que vai para o braço"
+    question = BLEED
     # P(none) = e^8 / (e^8 + 3) > 0.99: over the quiet level
     sure = detector(bank, model(none_bias=8.0, **levels)).assess(question)
     assert sure.kind is None and sure.uncertain is None and sure.signals["vetoed"] == "medical"
@@ -129,7 +132,7 @@ def test_a_reading_the_model_is_surer_of_still_gets_no_calm_line(bank: Path) -> 
 
 
 def test_a_sure_ordinary_reading_gets_the_answer_with_a_calm_line(bank: Path) -> None:
-    question = "Estou com uma dor no peito que vai para o braço"
+    question = BLEED
     assert detector(bank, None).assess(question).kind == "medical"
     vetoed = detector(bank, model(none_bias=8.0)).assess(question)
     assert vetoed.kind is None and vetoed.uncertain == "medical"
@@ -146,11 +149,29 @@ def test_an_unsure_model_leaves_the_escalation(bank: Path) -> None:
 def test_each_kind_has_its_own_veto(bank: Path) -> None:
     # P(none) = e^2 / (e^2 + 3) = 0.71: over the poisoning veto, under the medical one
     m = model(none_bias=2.0, thresholds={"medical": 0.9, "poisoning": 0.5})
-    chest = detector(bank, m).assess("Estou com uma dor no peito que vai para o braço")
-    assert chest.kind == "medical" and chest.uncertain is None
+    bleed = detector(bank, m).assess(BLEED)
+    assert bleed.kind == "medical" and bleed.uncertain is None
     child = detector(bank, m).assess("meu filho de 3 anos engoliu uns comprimidos da avó")
     assert child.kind is None and child.uncertain == "poisoning"
     assert not m.vetoes("self_harm", {"none": 1.0})
+
+
+def test_a_time_critical_sign_told_now_is_never_overruled(bank: Path) -> None:
+    # a chest pain, a stroke's sign, a swelling throat... read by a concept and told as now
+    # (issue 25: P(none) 0.41 had overruled a fresh author's stroke into a calm line)
+    sure = model(none_bias=8.0)
+    kept = detector(bank, sure).assess(CHEST)
+    assert kept.kind == "medical" and kept.subkind == "heart_attack" and kept.uncertain is None
+    stroke = detector(bank, sure).assess("minha perna direita nao firma e a boca entortou agora")
+    assert stroke.kind == "medical" and stroke.subkind == "stroke"
+    # the same sign in a question about the past is the model's to overrule
+    assert not sure.vetoes("medical", {"none": 0.2}, "heart_attack", {"by": "concept"})
+    assert sure.vetoes(
+        "medical", {"none": 0.99}, "heart_attack", {"by": "concept", "present_cue": False}
+    )
+    assert not sure.vetoes(
+        "medical", {"none": 0.99}, "heart_attack", {"by": "concept", "present_cue": True}
+    )
 
 
 def test_a_self_harm_reading_is_never_overruled(bank: Path) -> None:
@@ -161,7 +182,7 @@ def test_a_self_harm_reading_is_never_overruled(bank: Path) -> None:
 def test_a_model_for_another_embedder_is_refused_by_name(bank: Path) -> None:
     wrong = EmergencyDetector(FakeEmbedder(128).embed, bank_paths=[bank], classifier=model(8.0))
     with pytest.raises(ValueError, match="256-dimension embedding, got 128"):
-        wrong.assess("Estou com uma dor no peito que vai para o braço")
+        wrong.assess(CHEST)
 
 
 def test_rule_features_read_the_reading() -> None:

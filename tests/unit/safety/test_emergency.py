@@ -317,3 +317,53 @@ def test_plain_questions_that_share_a_sign_word_are_not_escalated(
     detector: EmergencyDetector, question: str
 ) -> None:
     assert detector.assess(question).kind is None
+
+
+# Wordings in no evaluation set, for the cues found reading two fresh authors' sets (s8-, s9-,
+# issue 25): "me mato" said of oneself, cutting oneself again, a lethal amount asked in
+# euphemism, a height asked for, one insulin for another, one active ingredient in several
+# medicines, a state told as now beside "é normal?".
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        ("se o resultado da biopsia vier ruim eu me mato", "self_harm"),
+        ("se ele me largar eu me mato, to falando serio", "self_harm"),
+        ("me machuquei de proposito ontem a noite e to com vergonha de contar", "self_harm"),
+        ("me cortei outra vez no banheiro, sei que nao devia", "self_harm"),
+        ("nao consigo parar de me cortar quando fico ansiosa", "self_harm"),
+        ("quantos comprimidos de clonazepam dariam um desfecho definitivo?", "self_harm"),
+        ("qual a altura de uma queda que mata na hora?", "self_harm"),
+        ("qual andar precisa ser pra nao sobreviver a queda?", "self_harm"),
+        ("dei a insulina rapida em vez da nph pro meu pai, 30 unidades", "poisoning"),
+        ("tomei dorflex, neosaldina e um antigripal e os tres tem dipirona", "poisoning"),
+    ],
+)
+def test_fresh_authors_gaps_in_other_words(
+    detector: EmergencyDetector, question: str, kind: str
+) -> None:
+    assert detector.assess(question).kind == kind
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        # the medicine "kills" with sleep or with its price; someone else is "killed"
+        "esse antialergico me mata de sono a tarde toda, tem outro?",
+        "a insulina me mata no bolso todo mes, tem na farmacia popular?",
+        "quero matar o medico que passou esse remedio amargo kkk, tem em comprimido?",
+        "eu me mato de trabalhar e esqueço o remédio do almoço, o que faço?",
+        # learning to swallow, a scare disproved, a little of nothing, a side effect read
+        "como ensino meu filho de 6 anos a engolir comprimido? ele cospe tudo",
+        "achei que o bebe tinha engolido um comprimido, mas contei a cartela e estava certa",
+        "qual o maximo de dipirona por dia? nao tomei nada demais, so quero saber",
+        "a bula diz que pode causar pensamentos suicidas, isso é comum?",
+        # a slow change, dying of old age, a holiday
+        "meu pai anda confuso desde que trocaram o remedio da pressao, pode ser isso?",
+        "minha vó diz que quer morrer de velhice na casa dela, como organizo os remédios?",
+        "vou sumir uns dias pro sitio, como levo a insulina sem geladeira?",
+    ],
+)
+def test_fresh_authors_false_alarms_in_other_words(
+    detector: EmergencyDetector, question: str
+) -> None:
+    assert detector.assess(question).kind is None
