@@ -41,7 +41,8 @@ ingest: venv ## Build the index if it is missing or stale (embedded store by def
 ingest-clean: venv ## Rebuild the index from scratch (build-then-switch: the old one serves until then)
 	$(PY) -m ingest --clean
 
-models: venv ## Retrain the learned models: intents and sentence scorer, answerability, parts, emergencies
+models: venv ## Retrain the learned models: card ranker, intents and sentence scorer, answerability, parts, emergencies
+	$(PY) -m evaluation.card_ranker
 	$(PY) -m evaluation.sentence_scorer
 	$(PY) -m evaluation.answerability
 	$(PY) -m evaluation.part_model

@@ -18,6 +18,7 @@ import anyio.to_thread
 from anyio import CapacityLimiter
 
 from app.agent.answerability import QuestionBank, load_model
+from app.agent.card_ranker import load_card_ranker
 from app.agent.deps import AgentDeps
 from app.agent.examples import ExamplesCache
 from app.agent.generators import make_generator
@@ -87,6 +88,7 @@ class Resources:
             intents=load_intent_model(),
             examples=examples.get,
             sentences=getattr(generator, "fallback", generator),
+            card_ranker=load_card_ranker(),
         )
         return cls(settings, store, embedder, vectors, retriever, Agent(deps), bulk)
 

@@ -81,6 +81,9 @@ def record(agent: Any, authors: dict[str, list[Item]]) -> list[Asked]:
     for author, items in authors.items():
         for item in items:
             history: list[dict[str, Any]] = []
+            # a tuning question is asked as a new author's would be: its author's example
+            # questions left out of the card ranking and the sentence scores
+            generator.exclude_author = author if item.split == "tune" else None
             for turn in item.as_turns():
                 before = len(generator.record)
                 state = agent.ask(turn.question, top_k=5, history=history or None)
@@ -98,6 +101,7 @@ def record(agent: Any, authors: dict[str, list[Item]]) -> list[Asked]:
                             Asked(author, item.split, "clause", [part], cq, pool, focus, cq.folded)
                         )
     generator.record = None
+    generator.exclude_author = None
     return out
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from app.agent.card_ranker import CardRanker
 from app.agent.examples import ExampleBank
 from app.agent.generators import Generator
 from app.agent.intent import IntentModel
@@ -32,3 +33,4 @@ class AgentDeps:
     intents: IntentModel | None = None
     examples: Any = ExampleBank.empty  # () -> the example questions of the served build
     sentences: Any = None  # the extractive generator: scores card sentences for a question
+    card_ranker: CardRanker | None = None  # orders the retrieved cards (None: hand-set lifts)

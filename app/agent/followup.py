@@ -4,6 +4,9 @@ before it, the names an answer stays on, and the question without its medicine n
 from __future__ import annotations
 
 import re
+from typing import Any
+
+import numpy as np
 
 from app.agent.answerability import content_terms
 from app.agent.state import Turn
@@ -93,3 +96,11 @@ def part_text(part: str, mentions: list[Mention], vocabulary: Vocabulary) -> str
     if first is None or any(m.entry.covered for m in vocabulary.find(part)):
         return part
     return f"{first.name}: {part}"
+
+
+def example_vector(state: Any) -> np.ndarray:
+    """The question as compared with the example questions of card sentences: accent-folded,
+    as they were embedded; a follow-up as searched, with the topic it carries in front
+    ("insulina: e depois de aberta?"), since alone it names nothing."""
+    query = np.asarray(state["query_vector"])
+    return query if state.get("carried") else np.asarray(state.get("folded_vector", query))

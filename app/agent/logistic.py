@@ -1,5 +1,6 @@
-"""A logistic regression shipped as JSON: the answerability model (answerability_model.json)
-and the part model (part_model.json) are both read and applied here.
+"""A logistic regression shipped as JSON: the answerability model (answerability_model.json),
+the part model (part_model.json) and the card ranker (card_ranker.json) are read and applied
+here.
 
 The JSON was written by scikit-learn at training time: the features it was trained on, in
 order ("features"), their standardisation ("mean", "scale"), and its weights ("coef",
@@ -38,3 +39,13 @@ def logistic(values: dict[str, float], model: dict[str, Any]) -> float:
     mean, scale = np.array(model["mean"]), np.array(model["scale"])
     z = float(np.dot((x - mean) / scale, np.array(model["coef"])) + model["intercept"])
     return 1.0 / (1.0 + math.exp(-z))
+
+
+def logistic_rows(x: np.ndarray, model: dict[str, Any]) -> np.ndarray:
+    """The model's probability for each row of `x` (its features, in the model's order)."""
+    if not len(x):
+        return np.zeros(0)
+    mean, scale = np.array(model["mean"]), np.array(model["scale"])
+    z = ((np.asarray(x, dtype=float) - mean) / scale) @ np.array(model["coef"]) + model["intercept"]
+    out: np.ndarray = 1.0 / (1.0 + np.exp(-z))
+    return out

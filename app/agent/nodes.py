@@ -25,7 +25,13 @@ from app.agent.decision import (
     suggestions,
 )
 from app.agent.deps import AgentDeps
-from app.agent.followup import focus_names, follow_up_topic, part_text, what_is_asked
+from app.agent.followup import (
+    example_vector,
+    focus_names,
+    follow_up_topic,
+    part_text,
+    what_is_asked,
+)
 from app.agent.generators import Focus, add_guidance, make_focus
 from app.agent.messages import (
     CALM_LINE,
@@ -37,7 +43,7 @@ from app.agent.messages import (
 )
 from app.agent.partial import judge_parts, partial_answer
 from app.agent.parts import clauses
-from app.agent.ranking import about_cards, boosts, lexical_coverage, rerank
+from app.agent.ranking import about_cards, card_signals, rerank
 from app.agent.state import AgentState
 from app.agent.timing import elapsed_ms, timings
 from app.agent.topics import emergency_cards
@@ -116,12 +122,17 @@ def retrieve(state: AgentState, runtime: Runtime[AgentDeps]) -> dict[str, Any]:
     mentions: list[Mention] = state.get("mentions", [])
     carried: list[Entry] = state.get("carried", [])
     emergency = emergency_cards(state, lexicon)
-    boost = boosts(state, lexicon, deps.bank, emergency)
     result = deps.retriever.search(
         state["search_query"], top_k * WIDEN, vector=state["query_vector"]
     )
-    lexical = lexical_coverage(lexicon, state["search_query"], result.candidates)
-    candidates = rerank(result.candidates, boost, lexical, top_k)
+    # the example questions of the card sentences, once: the card ranker reads them by card,
+    # the sentence scorer by sentence (training leaves a tuning question's author out)
+    exclude = getattr(deps.sentences, "exclude_author", None)
+    example_sims = deps.examples().similarities(example_vector(state), exclude_author=exclude)
+    signals = card_signals(
+        state, lexicon, deps.bank, deps.vocabulary, result.candidates, example_sims, emergency
+    )
+    candidates = rerank(result.candidates, signals, top_k, deps.card_ranker)
     about = about_cards(lexicon, focus_names(mentions, carried))
     # The answerability decision (next node) is the gate; a card this far from the
     # question is never cited even when the decision says the cards cover it.
@@ -133,6 +144,7 @@ def retrieve(state: AgentState, runtime: Runtime[AgentDeps]) -> dict[str, Any]:
         "parents": parents,
         "lexicon": lexicon,
         "about": about,
+        "example_sims": example_sims,
         "timings_ms": timings(state, **result.timings_ms),
     }
 

@@ -33,7 +33,7 @@ from app.agent.deps import AgentDeps
 from app.agent.followup import part_text
 from app.agent.generators import Focus
 from app.agent.logistic import load_logistic, logistic
-from app.agent.ranking import boosts, lexical_coverage, rerank
+from app.agent.ranking import card_signals, rerank
 from app.agent.scorer import Question
 from app.agent.state import AgentState
 from app.agent.tunables import CITE_FLOOR, WIDEN
@@ -90,14 +90,13 @@ def p_uncovered(features: dict[str, float], model: dict[str, Any]) -> float:
     return logistic(features, model)
 
 
-def _answer_signals(question: Question, pool: list[Any], deps: AgentDeps) -> dict[str, float]:
+def _answer_signals(pool: list[Any], sims: dict[str, float]) -> dict[str, float]:
     """As decision.answer_signals, for one part: the best P(answers) of a sentence of its
-    cards, and the best similarity of the part to their sentences' example questions."""
+    cards, and the best similarity of the part to their sentences' example questions
+    (`sims`, by sentence id)."""
     if not pool:
         return {"answer_p": 0.0, "example_sim": 0.0}
     cards = {c.card for c in pool}
-    exclude = getattr(deps.sentences, "exclude_author", None)
-    sims = deps.examples().similarities(question.folded, exclude_author=exclude)
     best = max((v for sid, v in sims.items() if sid.rsplit(":", 1)[0] in cards), default=0.0)
     return {"answer_p": max(c.score for c in pool), "example_sim": max(best, 0.0)}
 
@@ -131,12 +130,13 @@ def _judge_part(
         "query_vector": vector,
         "search_query": searched,
     }
-    boost = boosts(part_state, lexicon, deps.bank, [])  # type: ignore[arg-type]
-    lexical = lexical_coverage(lexicon, searched, result.candidates)
-    candidates = rerank(result.candidates, boost, lexical, top_k)
+    exclude = getattr(deps.sentences, "exclude_author", None)
+    sims = deps.examples().similarities(question.folded, exclude_author=exclude)
+    signals = card_signals(part_state, lexicon, deps.bank, deps.vocabulary, result.candidates, sims)
+    candidates = rerank(result.candidates, signals, top_k, deps.card_ranker)
     parents = [c for c in candidates if c.score >= CITE_FLOOR]
     pool = deps.sentences.scored_pool(question, parents) if deps.sentences and parents else []
-    answer = _answer_signals(question, pool, deps)
+    answer = _answer_signals(pool, sims)
     decision = answerability(
         judged_text(searched),
         asked_mentions(searched, own),

@@ -107,6 +107,8 @@ class Question:
     names: list[Entry] = field(default_factory=list)
     about: set[str] = field(default_factory=set)
     rank_scores: dict[str, float] = field(default_factory=dict)
+    # the example questions' similarities to `folded` by sentence id, when retrieve has them
+    example_sims: dict[str, float] | None = None
 
 
 @lru_cache(maxsize=1 << 14)
@@ -185,7 +187,10 @@ def features(
     vecs = sentence_vectors([c.text for c in pool])
     sim = vecs @ np.asarray(q.vector)
     sim_asked = vecs @ np.asarray(q.asked) if q.asked is not None else sim
-    ex_by = examples.similarities(q.folded, exclude_author=exclude_author)
+    if q.example_sims is not None and exclude_author is None:
+        ex_by = q.example_sims  # computed by retrieve for this very question
+    else:
+        ex_by = examples.similarities(q.folded, exclude_author=exclude_author)
     ex = np.array([max(ex_by.get(c.sid, 0.0), 0.0) for c in pool])
     has_ex = np.array([c.sid in ex_by for c in pool], dtype=float)
     lex = np.array([lexical(q.groups, _terms(c.text)) for c in pool])

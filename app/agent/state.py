@@ -61,6 +61,9 @@ class AgentState(TypedDict, total=False):
     and the example questions of card sentences are compared with."""
     clauses: list[tuple[str, Any]]
     """For a question of several parts (app.agent.parts): each part's text and embedding."""
+    example_sims: dict[str, float]
+    """The best similarity of the question to each card sentence's example questions (by
+    sentence id), computed once in retrieve: the card ranker and the sentence scorer read it."""
     asked_vector: Any
     """The embedding of the question without the medicines it names (what is asked about
     them); for a follow-up that carries the previous turn's medicine, the follow-up's own

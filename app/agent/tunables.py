@@ -14,6 +14,9 @@ reaches the code that reads it.
 from __future__ import annotations
 
 # --- Ranking (app.agent.ranking, the retrieve node) ---------------------------------------
+# The learned card ranker (app.agent.card_ranker, card_ranker.json) weighs the same signals;
+# the hand-set lifts below rank the cards only before it is first trained, and BANK_FLOOR
+# and BANK_K say which known questions vote in both.
 
 NAME_BOOST = 0.08
 """How much a card about the medicine or condition the question names is lifted in the
@@ -39,10 +42,6 @@ BANK_FLOOR = 0.5
 
 BANK_K = 3
 """How many of the nearest known questions vote (see BANK_WEIGHT)."""
-
-EMERGENCY_BOOST = 0.15
-"""Lift of the cards whose topics name the emergency the question describes (card-018 for
-a stroke; app.agent.topics)."""
 
 WIDEN = 3
 """Candidates fetched per card kept, so a boosted card can rise into the top_k."""

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from app.agent.answerability import GENERIC, mention_terms
-from app.agent.followup import focus_names
+from app.agent.followup import example_vector, focus_names
 from app.agent.scorer import Candidate, Question, exact_names, medicines_named, names_in
 from app.agent.state import AgentState
 from app.core.text import fold, tokenize
@@ -194,13 +194,12 @@ def make_focus(state: AgentState, deps: AgentDeps) -> Focus:
     )
     named = mention_terms([m for m in mentions if m.entry.covered])
     query_vector = np.asarray(state["query_vector"])
-    # a follow-up is compared with the example questions as searched, with the topic it
-    # carries in front ("insulina: e depois de aberta?"): alone it names nothing
-    folded = query_vector if carried else np.asarray(state.get("folded_vector", query_vector))
+    folded = example_vector(state)
     asked = state.get("asked_vector")
     focus.question = scorer_question(
         state["query"], query_vector, folded, asked, deps, lexicon, named, focus, parents
     )
+    focus.question.example_sims = state.get("example_sims")
     focus.clauses = [
         scorer_question(text, vec, vec, None, deps, lexicon, named, focus, parents)
         for text, vec in state.get("clauses", [])

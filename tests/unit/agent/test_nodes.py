@@ -5,14 +5,7 @@ from __future__ import annotations
 from app.agent.followup import follow_up_topic
 from app.agent.messages import CALM_LINE, ESCALATION
 from app.agent.nodes import refuse, respond, route
-from app.agent.ranking import rerank
 from app.core.vocabulary import vocabulary
-from app.retrieval.models import ContextChunk
-from tests.fakes import context_chunk
-
-
-def chunk(card: str, score: float) -> ContextChunk:
-    return context_chunk(card, score=score)
 
 
 def test_route_follows_the_decision() -> None:
@@ -51,13 +44,6 @@ def test_a_question_that_names_something_new_starts_fresh() -> None:
     history = [{"question": "devo tomar a levotiroxina em jejum?", "citations": ["card-001"]}]
     mentions = vocabulary().find("e o omeprazol?")
     assert follow_up_topic("e o omeprazol?", mentions, history, vocabulary()) == ([], [])  # type: ignore[arg-type]
-
-
-def test_rerank_lifts_the_card_about_the_named_medicine() -> None:
-    cards = [chunk("card-024", 0.30), chunk("card-017", 0.25)]
-    ranked = rerank(cards, {"card-017": 0.08, "card-024": 0.02}, {"card-017": 0.5}, top_k=2)
-    assert [c.id for c in ranked] == ["card-017", "card-024"]
-    assert ranked[0].score == 0.25  # the cosine is kept for the decision and the reports
 
 
 def test_respond_adds_one_calm_line_to_an_uncertain_reading() -> None:

@@ -46,3 +46,16 @@ def test_a_grade_counts_only_for_the_answer_it_was_given() -> None:
     }
     out = graded(rows, grades)
     assert out["n"] == 2 and out["stale"] == 1 and out["A"] == 0.5
+
+
+def test_every_grade_pins_its_answer_by_a_hash_read_as_text() -> None:
+    # an all-digit hash written unquoted reads back as an int and matches no answer: the
+    # grade would count as stale (tests/eval/grades.yaml, 2026-12-06)
+    import yaml
+
+    from evaluation.authored import GRADES
+
+    raw = yaml.safe_load(GRADES.read_text(encoding="utf-8"))
+    bad = [g["id"] for g in raw if not isinstance(g["answer"], str) or len(g["answer"]) != 12]
+    assert not bad, f"answer hashes not read as 12-character text: {bad[:5]}"
+    assert all(g["grade"] in ("A", "B", "C", "D") for g in raw)
