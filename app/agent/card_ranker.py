@@ -20,7 +20,12 @@ FEATURES, per candidate card, in order:
 - context: the previous turn cited it;
 - bank: the votes of the nearest known patient questions (app.agent.question_bank) over
   their floor;
-- general_named: the card is about no medicine while the question names or carries one.
+- general_named: the card is about no medicine while the question names or carries one;
+- no_ex: the card has no example questions in the build served (a card just added). Its
+  `ex` is then the median of the candidates that have some, and the model learned what that
+  is worth from training copies whose card had its example questions masked: before, a new
+  card sank below every card with examples (the red team's poisoned card-900 was no longer
+  retrieved for the questions written to reach it).
 
 Trained by `python -m evaluation.card_ranker` (scikit-learn) on the tuning authors of
 kb/questions, each card a row, labelled by whether it answers the question; a tuning
@@ -39,7 +44,13 @@ from typing import Any
 import numpy as np
 
 from app.agent.logistic import load_logistic, logistic_rows
-from app.agent.tunables import BANK_WEIGHT, CONTEXT_BOOST, LEXICAL_WEIGHT, NAME_BOOST
+from app.agent.tunables import (
+    BANK_WEIGHT,
+    CONTEXT_BOOST,
+    EMERGENCY_LEAD,
+    LEXICAL_WEIGHT,
+    NAME_BOOST,
+)
 from app.retrieval.models import ContextChunk
 
 RANKER_PATH = Path(__file__).resolve().with_name("card_ranker.json")
@@ -56,6 +67,7 @@ FEATURES = (
     "context",
     "bank",
     "general_named",
+    "no_ex",
 )
 
 
@@ -68,6 +80,7 @@ class CardSignals:
     bank: dict[str, float] = field(default_factory=dict)  # known questions' votes over the floor
     emergency: set[str] = field(default_factory=set)  # the cards about the emergency's signs
     examples: dict[str, float] = field(default_factory=dict)  # card -> best example similarity
+    example_cards: frozenset[str] | None = None  # the cards with example questions (None: all)
     lexical: dict[str, float] = field(default_factory=dict)  # card -> lexical coverage
     medicine_cards: frozenset[str] = frozenset()  # the cards about some medicine
     names_medicine: bool = False  # the question names a medicine, or a follow-up carries one
@@ -90,6 +103,9 @@ def features(candidates: list[ContextChunk], s: CardSignals) -> np.ndarray:
     ids = [c.id for c in candidates]
     rank = np.array([c.rank_score for c in candidates])
     ex = np.array([max(s.examples.get(i, 0.0), 0.0) for i in ids])
+    no_ex = np.array([s.example_cards is not None and i not in s.example_cards for i in ids])
+    if no_ex.any():
+        ex[no_ex] = float(np.median(ex[~no_ex])) if (~no_ex).any() else 0.0
     lex = np.array([s.lexical.get(i, 0.0) for i in ids])
     x = np.zeros((len(ids), len(FEATURES)))
     x[:, 0], x[:, 1] = rank, rank - rank.max()
@@ -99,6 +115,7 @@ def features(candidates: list[ContextChunk], s: CardSignals) -> np.ndarray:
     x[:, 7] = [i in s.context for i in ids]
     x[:, 8] = [s.bank.get(i, 0.0) for i in ids]
     x[:, 9] = [s.names_medicine and i not in s.medicine_cards for i in ids]
+    x[:, 10] = no_ex
     return x
 
 
@@ -149,7 +166,12 @@ def rank(
     if not candidates:
         return []
     scores = ranker.predict(features(candidates, s)) if ranker else hand_score(candidates, s)
+    # an emergency's cards rank as sure (the ranker's highest P, or above the best hand-set
+    # score), so the sentence scorer reads every other card as below them: before,
+    # "meu pai está com a boca torta e não mexe o braço" was answered from the angioedema
+    # card, level with card-018 on its rank
+    sure = 1.0 if ranker else float(np.max(scores)) + EMERGENCY_LEAD
     for c, value in zip(candidates, scores, strict=True):
-        c.rank_score = round(float(value), 6)
+        c.rank_score = round(sure if c.id in s.emergency else float(value), 6)
     ranked = sorted(candidates, key=lambda c: (c.id not in s.emergency, -c.rank_score, c.id))
     return ranked[:top_k]

@@ -113,6 +113,7 @@ class ExampleBank:
         self._starts = np.flatnonzero(np.diff(self._cols, prepend=-1))  # empty for no pairs
         self._cols_of_starts = self._cols[self._starts]
         self._authors = np.array([e.author for e in examples])
+        self._cards: frozenset[str] | None = None
 
     @classmethod
     def empty(cls) -> ExampleBank:
@@ -139,8 +140,11 @@ class ExampleBank:
             )
         return {s: float(best[i]) for s, i in self.index.items() if best[i] > -1.0}
 
-    def cards(self) -> set[str]:
-        return {card_of(s) for s in self.ids}
+    def cards(self) -> frozenset[str]:
+        """The cards with example questions (computed once per bank)."""
+        if self._cards is None:
+            self._cards = frozenset(card_of(s) for s in self.ids)
+        return self._cards
 
 
 class ExamplesCache:

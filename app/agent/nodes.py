@@ -128,9 +128,17 @@ def retrieve(state: AgentState, runtime: Runtime[AgentDeps]) -> dict[str, Any]:
     # the example questions of the card sentences, once: the card ranker reads them by card,
     # the sentence scorer by sentence (training leaves a tuning question's author out)
     exclude = getattr(deps.sentences, "exclude_author", None)
-    example_sims = deps.examples().similarities(example_vector(state), exclude_author=exclude)
+    examples = deps.examples()
+    example_sims = examples.similarities(example_vector(state), exclude_author=exclude)
     signals = card_signals(
-        state, lexicon, deps.bank, deps.vocabulary, result.candidates, example_sims, emergency
+        state,
+        lexicon,
+        deps.bank,
+        deps.vocabulary,
+        result.candidates,
+        example_sims,
+        emergency,
+        examples.cards(),
     )
     candidates = rerank(result.candidates, signals, top_k, deps.card_ranker)
     about = about_cards(lexicon, focus_names(mentions, carried))

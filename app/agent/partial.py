@@ -124,15 +124,15 @@ def _judge_part(
     borrows = not names_covered and any(not m.entry.covered for m in mentions)
     features["borrows_uncovered"] = float(borrows)
     result = deps.retriever.search(searched, top_k * WIDEN, vector=vector)
-    part_state: dict[str, Any] = {
-        **state,
-        "mentions": own,
-        "query_vector": vector,
-        "search_query": searched,
-    }
+    part_state: dict[str, Any] = {**state, "mentions": own, "query_vector": vector}
+    part_state["search_query"] = searched
     exclude = getattr(deps.sentences, "exclude_author", None)
-    sims = deps.examples().similarities(question.folded, exclude_author=exclude)
-    signals = card_signals(part_state, lexicon, deps.bank, deps.vocabulary, result.candidates, sims)
+    examples = deps.examples()
+    sims = examples.similarities(question.folded, exclude_author=exclude)
+    signals = card_signals(
+        part_state, lexicon, deps.bank, deps.vocabulary, result.candidates, sims,
+        example_cards=examples.cards(),
+    )  # fmt: skip
     candidates = rerank(result.candidates, signals, top_k, deps.card_ranker)
     parents = [c for c in candidates if c.score >= CITE_FLOOR]
     pool = deps.sentences.scored_pool(question, parents) if deps.sentences and parents else []

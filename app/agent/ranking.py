@@ -55,12 +55,14 @@ def card_signals(
     candidates: list[ContextChunk],
     example_sims: dict[str, float],
     emergency: list[str] | None = None,
+    example_cards: frozenset[str] | None = None,
 ) -> CardSignals:
     """What may lift each candidate: the cards about the names the question gives (or a
     follow-up carries; a mere mention in a card's text does not count), the cards the
     previous turn cited, the cards that answer the known patient questions nearest to this
     one, the example questions of the cards' sentences (`example_sims`, by sentence id),
-    the share of the question's words each card has, and an emergency's cards."""
+    the share of the question's words each card has, and an emergency's cards.
+    `example_cards`: the cards that have example questions at all (None: every card)."""
     mentions: list[Mention] = state.get("mentions", [])
     carried: list[Entry] = state.get("carried", [])
     named = list(dict.fromkeys([*(m.entry for m in mentions if m.entry.covered), *carried]))
@@ -72,6 +74,7 @@ def card_signals(
         bank={card: sim - BANK_FLOOR for card, sim in votes.items() if sim > BANK_FLOOR},
         emergency=set(emergency or []),
         examples=card_examples(example_sims),
+        example_cards=example_cards,
         lexical={c.id: lexicon.coverage(terms, c.id) for c in candidates},
         medicine_cards=medicine_cards(lexicon, vocabulary),
         names_medicine=any(e.kind == "medicine" for e in named),

@@ -43,6 +43,11 @@ BANK_FLOOR = 0.5
 BANK_K = 3
 """How many of the nearest known questions vote (see BANK_WEIGHT)."""
 
+EMERGENCY_LEAD = 0.15
+"""Before the card ranker is trained: how far above the best hand-set score the cards of an
+emergency's signs are put (card-018 for a stroke; app.agent.topics). With the ranker, they
+are put at P = 1."""
+
 WIDEN = 3
 """Candidates fetched per card kept, so a boosted card can rise into the top_k."""
 

@@ -41,7 +41,7 @@ def test_a_model_trained_on_other_features_is_refused_by_name(tmp_path: Path) ->
     model["features"] = [*model["features"][:-1], "something_else"]
     path = tmp_path / "card_ranker.json"
     path.write_text(json.dumps(model), encoding="utf-8")
-    with pytest.raises(ValueError, match="missing general_named; extra something_else"):
+    with pytest.raises(ValueError, match="missing no_ex; extra something_else"):
         CardRanker.load(path)
 
 
@@ -84,7 +84,28 @@ def test_a_general_card_the_example_questions_point_to_outranks_the_named_medici
 def test_an_emergencys_cards_come_first_whatever_the_ranker_says() -> None:
     cards = [chunk("card-009", 0.50), chunk("card-018", 0.20)]
     s = CardSignals(examples={"card-009": 0.9}, emergency={"card-018"})
-    assert [c.id for c in rank(cards, s, 2, load_card_ranker())] == ["card-018", "card-009"]
+    ranked = rank(cards, s, 2, load_card_ranker())
+    assert [c.id for c in ranked] == ["card-018", "card-009"]
+    # and rank as sure, so the sentence scorer reads every other card as below them
+    assert ranked[0].rank_score == 1.0 > ranked[1].rank_score
+    hand = rank([chunk(c.id, c.score) for c in cards], s, 2, None)
+    assert hand[0].id == "card-018" and hand[0].rank_score > hand[1].rank_score
+
+
+def test_a_card_without_example_questions_gets_the_median_not_zero() -> None:
+    cards = [chunk("card-900", 0.60), chunk("card-003", 0.40), chunk("card-004", 0.35)]
+    s = CardSignals(
+        examples={"card-003": 0.6, "card-004": 0.4},
+        example_cards=frozenset({"card-003", "card-004"}),
+        lexical={"card-900": 0.8, "card-003": 0.2, "card-004": 0.1},
+    )
+    x = dict(zip(FEATURES, features(cards, s).T, strict=True))
+    assert list(x["no_ex"]) == [1, 0, 0] and np.isclose(x["ex"][0], 0.5)
+    # a card just added, best by retrieval and by its words, is not sunk for lacking them
+    assert rank(cards, s, 1, load_card_ranker())[0].id == "card-900"
+    # without the set of cards that have examples, none is marked
+    plain = CardSignals(examples=s.examples, lexical=s.lexical)
+    assert not features(cards, plain)[:, FEATURES.index("no_ex")].any()
 
 
 def test_card_examples_keep_the_best_sentence_of_each_card() -> None:
