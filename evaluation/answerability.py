@@ -1,5 +1,6 @@
 """`python -m evaluation.answerability`: train the answerability model on the tuning half of
-the golden set (and of the one-point questions of tests/eval/sentences.yaml, all covered) and
+the golden set (and of the one-point questions of tests/eval/sentences.yaml, all covered,
+and the uncovered aspects and look-alikes of tests/eval/uncovered.yaml, all tuning) and
 report it on the test half.
 
 Runs the production agent over every golden case, takes the signals its decision step
@@ -33,7 +34,7 @@ from app.core.config import settings_from_environment
 from app.core.vocabulary import vocabulary
 from app.safety.pii import clean_question
 from evaluation.authored import load_authors
-from evaluation.golden import GoldenCase, load_golden, load_sentences
+from evaluation.golden import UNCOVERED, GoldenCase, load_golden, load_sentences
 from evaluation.quality import ask_golden, build_agent
 
 # Chosen by 5-fold cross-validation within the tuning half (3 shuffles; 281 cases after the
@@ -42,7 +43,7 @@ from evaluation.quality import ask_golden, build_agent
 # 0.820 / 0.019 at 1%, 0.841 / 0.022 at 2% and 0.867 / 0.035 at 3% (C=0.3; C=1.0 within
 # 0.01 of these, and a little more false refusals). 2% is the largest budget whose held-out
 # false refusals stay under the 0.03 target.
-MAX_FALSE_REFUSALS = 0.02
+MAX_FALSE_REFUSALS = 0.015
 C = 0.3
 
 
@@ -253,7 +254,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=MODEL_PATH)
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING)
-    cases = load_golden() + one_point_cases()
+    # u1/u2 (tests/eval/uncovered.yaml): uncovered aspects of covered medicines beside their
+    # covered look-alikes, all tuning; the held-out authors' out of scope refused 0.601 ->
+    # 0.682, their in-scope refused 0.022 -> 0.031 (docs/answers.md)
+    cases = load_golden() + load_golden(UNCOVERED) + one_point_cases()
     order = write_bank(cases)
     cases += author_cases()
     bootstrap_model(MODEL_PATH)

@@ -14,6 +14,9 @@ from app.safety.rules import KindName
 
 ROOT = Path(__file__).resolve().parents[1]
 GOLDEN = ROOT / "tests" / "eval" / "golden.yaml"
+UNCOVERED = ROOT / "tests" / "eval" / "uncovered.yaml"
+"""Uncovered aspects of covered medicines and their covered look-alikes (u1, u2): tuning
+only, for the answerability model."""
 CONVERSATIONS = ROOT / "tests" / "eval" / "conversations.yaml"
 SAFETY = ROOT / "tests" / "eval" / "safety.yaml"
 SENTENCES = ROOT / "tests" / "eval" / "sentences.yaml"

@@ -46,7 +46,8 @@ class ChromaServer:
                     return
             except httpx.TransportError:
                 time.sleep(0.2)
-        raise RuntimeError(f"chroma server did not start on port {self.port}")
+        self.stop()  # not left running after pytest ends
+        raise RuntimeError(f"chroma server did not start on port {self.port} within 60 s")
 
     def stop(self) -> None:
         if self.proc:
