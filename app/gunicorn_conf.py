@@ -1,6 +1,7 @@
 """gunicorn configuration, sized for a 2 vCPU / 16 GB host.
 
-- uvicorn workers (the `uvicorn-worker` package); WEB_CONCURRENCY workers (default 2);
+- uvicorn workers (the `uvicorn-worker` package, each response sent in one write:
+  app.api.one_write); WEB_CONCURRENCY workers (default 2);
 - the embedding model is loaded in each worker after the fork (no preload_app: PyTorch
   is not fork-safe), and each worker's forward pass gets cores // workers threads so
   workers x threads <= cores;
@@ -27,7 +28,7 @@ _cores = os.cpu_count() or 1
 
 bind = _settings.gunicorn_bind
 workers = _settings.web_concurrency
-worker_class = "uvicorn_worker.UvicornWorker"
+worker_class = "app.api.one_write.UvicornWorker"  # uvicorn's, one write per response
 preload_app = False
 timeout = _settings.gunicorn_timeout_s
 forwarded_allow_ips = _settings.forwarded_allow_ips
