@@ -361,6 +361,9 @@ def test_fresh_authors_gaps_in_other_words(
         "meu pai anda confuso desde que trocaram o remedio da pressao, pode ser isso?",
         "minha vó diz que quer morrer de velhice na casa dela, como organizo os remédios?",
         "vou sumir uns dias pro sitio, como levo a insulina sem geladeira?",
+        # a worry about a schedule, not a plan (u2-0108 flew to Japan; other words here)
+        "vou trabalhar de noite no plantão e não sei como vou fazer com a metformina",
+        "mudei de turno e nem sei como vou fazer pra lembrar do remédio da pressão",
     ],
 )
 def test_fresh_authors_false_alarms_in_other_words(
