@@ -43,7 +43,7 @@ from app.agent.messages import (
 )
 from app.agent.partial import judge_parts, partial_answer
 from app.agent.parts import clauses
-from app.agent.ranking import about_cards, card_signals, rerank
+from app.agent.ranking import about_cards, card_signals, named_entries, rerank
 from app.agent.state import AgentState
 from app.agent.timing import elapsed_ms, timings
 from app.agent.topics import emergency_cards
@@ -122,11 +122,11 @@ def retrieve(state: AgentState, runtime: Runtime[AgentDeps]) -> dict[str, Any]:
     mentions: list[Mention] = state.get("mentions", [])
     carried: list[Entry] = state.get("carried", [])
     emergency = emergency_cards(state, lexicon)
+    include = about_cards(lexicon, named_entries(state))  # always weighed by the ranker
     result = deps.retriever.search(
-        state["search_query"], top_k * WIDEN, vector=state["query_vector"]
+        state["search_query"], top_k * WIDEN, vector=state["query_vector"], include=include
     )
-    # the example questions of the card sentences, once: the card ranker reads them by card,
-    # the sentence scorer by sentence (training leaves a tuning question's author out)
+    # the sentences' example questions, once: read by card (ranker) and sentence (scorer)
     exclude = getattr(deps.sentences, "exclude_author", None)
     examples = deps.examples()
     example_sims = examples.similarities(example_vector(state), exclude_author=exclude)

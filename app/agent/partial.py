@@ -33,7 +33,7 @@ from app.agent.deps import AgentDeps
 from app.agent.followup import part_text
 from app.agent.generators import Focus
 from app.agent.logistic import load_logistic, logistic
-from app.agent.ranking import card_signals, rerank
+from app.agent.ranking import about_cards, card_signals, named_entries, rerank
 from app.agent.scorer import Question
 from app.agent.state import AgentState
 from app.agent.tunables import CITE_FLOOR, WIDEN
@@ -123,8 +123,9 @@ def _judge_part(
     # what the message names that the cards do not cover ("soro fisiológico")
     borrows = not names_covered and any(not m.entry.covered for m in mentions)
     features["borrows_uncovered"] = float(borrows)
-    result = deps.retriever.search(searched, top_k * WIDEN, vector=vector)
     part_state: dict[str, Any] = {**state, "mentions": own, "query_vector": vector}
+    include = about_cards(lexicon, named_entries(part_state))
+    result = deps.retriever.search(searched, top_k * WIDEN, vector=vector, include=include)
     part_state["search_query"] = searched
     exclude = getattr(deps.sentences, "exclude_author", None)
     examples = deps.examples()

@@ -47,6 +47,13 @@ def medicine_cards(lexicon: CardLexicon, vocabulary: Vocabulary) -> frozenset[st
     return found
 
 
+def named_entries(state: AgentState | dict[str, Any]) -> list[Entry]:
+    """The covered names the question gives, and those a follow-up carries."""
+    mentions: list[Mention] = state.get("mentions", [])
+    carried: list[Entry] = state.get("carried", [])
+    return list(dict.fromkeys([*(m.entry for m in mentions if m.entry.covered), *carried]))
+
+
 def card_signals(
     state: AgentState | dict[str, Any],
     lexicon: CardLexicon,
@@ -63,9 +70,7 @@ def card_signals(
     one, the example questions of the cards' sentences (`example_sims`, by sentence id),
     the share of the question's words each card has, and an emergency's cards.
     `example_cards`: the cards that have example questions at all (None: every card)."""
-    mentions: list[Mention] = state.get("mentions", [])
-    carried: list[Entry] = state.get("carried", [])
-    named = list(dict.fromkeys([*(m.entry for m in mentions if m.entry.covered), *carried]))
+    named = named_entries(state)
     votes = bank.card_votes(np.asarray(state["query_vector"]), state["search_query"], k=BANK_K)
     terms = content_terms(state["search_query"])
     return CardSignals(

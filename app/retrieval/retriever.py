@@ -4,6 +4,7 @@ parent, expand to whole cards, gate on min_similarity."""
 from __future__ import annotations
 
 import time
+from collections.abc import Collection
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -131,10 +132,45 @@ class Retriever:
             return build, dense, fetched
         return build, self.fuse(question, query_vector, dense, fetched, timings), fetched
 
+    def _missing(
+        self,
+        build: BuildSnapshot,
+        include: Collection[str],
+        found: list[ContextChunk],
+        query_vector: np.ndarray,
+    ) -> list[ContextChunk]:
+        """The cards of `include` that are not among `found`, each as its best subchunk by
+        cosine, best first. "tomo o aas todo dia de manha, é antes ou depois de come?" named
+        the AAS card's medicine, yet none of its subchunks was among the 20 cards the
+        nearest rows gave, so the card ranker never saw it (fresh author c1)."""
+        have = {c.id for c in found}
+        wanted = {c for c in include if c not in have and c in build.cards}
+        if not wanted:
+            return []
+        rows = [row_id for row_id, chunk in build.chunks.items() if chunk.card_id in wanted]
+        hits = []
+        for row_id, values in self.store.vectors(rows).items():
+            cosine = float(np.dot(np.asarray(values), query_vector))
+            hits.append(Hit(row_id, cosine, similarity=cosine))
+        hits.sort(key=lambda h: -h.score)
+        # No chunk bonus: none of its rows was among the nearest, where the bonus counts.
+        added = dedupe_and_expand(hits, build, len(wanted))
+        if not self.dense_only and found:  # a fused rank score is on another scale: last
+            floor = min(c.rank_score for c in found)
+            added = [c.model_copy(update={"rank_score": floor}) for c in added]
+        return added
+
     def search(
-        self, question: str, top_k: int | None = None, vector: np.ndarray | None = None
+        self,
+        question: str,
+        top_k: int | None = None,
+        vector: np.ndarray | None = None,
+        include: Collection[str] = (),
     ) -> Retrieval:
-        """Cards for a question; `vector` is its embedding when the caller already has it."""
+        """Cards for a question; `vector` is its embedding when the caller already has it.
+        `include`: cards that must be among the candidates (the agent passes the cards about
+        a medicine the question names); one the nearest rows missed is added after them,
+        scored by its own best subchunk."""
         wanted = top_k or self.settings.top_k
         # With a reranker, fetch up to RERANK_CANDIDATES cards, rerank, then keep `wanted`.
         k = max(wanted, self.settings.rerank_candidates) if self.reranker else wanted
@@ -154,6 +190,7 @@ class Retriever:
             candidates = self.reranker.rerank(question, capped)
             timings["rerank"] = (time.perf_counter() - t3) * 1000
         candidates = candidates[:wanted]
+        candidates += self._missing(build, include, candidates, query_vector)
         parents = [c for c in candidates if c.score >= self.settings.min_similarity]
         return Retrieval(
             candidates=candidates,
