@@ -141,7 +141,7 @@ class Retriever:
     ) -> list[ContextChunk]:
         """The cards of `include` that are not among `found`, each as its best subchunk by
         cosine, best first. "tomo o aas todo dia de manha, é antes ou depois de come?" named
-        the AAS card's medicine, yet none of its subchunks was among the 20 cards the
+        the AAS card's medicine, yet none of its subchunks was among the 15 cards the
         nearest rows gave, so the card ranker never saw it (fresh author c1)."""
         have = {c.id for c in found}
         wanted = {c for c in include if c not in have and c in build.cards}
