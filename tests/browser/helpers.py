@@ -103,9 +103,26 @@ def ask(page: Page, question: str, *, expect_state: str | tuple[str, ...] = DONE
 
 
 def wait_done(page: Page, expect_state: str | tuple[str, ...] = DONE) -> None:
+    """Wait until the answer is in one of `expect_state`; a timeout says what the page
+    showed instead (its state, status line and answer text), so a red run names the cause:
+    a page that never sent the question, a slow answer, an error box or another state."""
     states = (expect_state,) if isinstance(expect_state, str) else expect_state
     selector = ", ".join(f'#answer[data-state="{s}"]' for s in states)
-    page.wait_for_selector(selector, timeout=30_000)
+    try:
+        page.wait_for_selector(selector, timeout=30_000)
+    except PlaywrightTimeout as exc:
+        seen = page.evaluate(
+            """() => {
+              const a = document.getElementById("answer");
+              return {
+                ready: document.documentElement.dataset.ready || null,
+                state: a ? a.dataset.state || null : "no #answer",
+                text: a ? a.innerText.slice(0, 400) : "",
+                status: (document.querySelector("[role=status]") || {}).innerText || null,
+              };
+            }"""
+        )
+        raise AssertionError(f"the answer never reached {states}; the page showed {seen}") from exc
     expect(page.get_by_label("Sua pergunta")).to_be_enabled()
 
 

@@ -20,6 +20,7 @@ from tests.browser.helpers import (
     ask,
     chip_focused,
     horizontal_overflow,
+    load_ready,
     settle,
     wait_done,
 )
@@ -259,7 +260,7 @@ def test_api_key_from_local_storage_is_sent(browser: Browser, service: Service) 
     context, page = open_page(browser, service.url, problems)
     page.add_init_script("window.localStorage.setItem('apiKey', 'chave-de-teste')")
     try:
-        page.goto(service.url + "/")
+        load_ready(page, lambda: page.goto(service.url + "/"))
         requests = api_requests(page)
         ask(page, LEVO, expect_state="answered")
         page.locator("#answer-body .chip").first.click()
@@ -276,7 +277,7 @@ def test_phone_screen(browser: Browser, service: Service, artifacts: Path) -> No
     problems = PageProblems()
     context, page = open_page(browser, service.url, problems, viewport=PHONE, has_touch=True)
     try:
-        page.goto(service.url + "/")
+        load_ready(page, lambda: page.goto(service.url + "/"))
         assert horizontal_overflow(page) == 0
         ask(page, CHEST_PAIN, expect_state="answered")
         assert horizontal_overflow(page) == 0
