@@ -101,6 +101,17 @@ EVENTS_AMONG_ORDINARY = {
 }  # fmt: skip
 
 
+# Tuning authors whose turns the classifier does not learn from. c1 (50 conversations, 139
+# follow-ups) was written to teach the answer models follow-ups; its follow-ups read alone
+# ("e se ela ficar confusa de novo?") sound like the events. Learned as ordinary, they
+# raised the P(none) of tuning events out of fold (t-k032, a grandmother confused since a
+# new medicine, 0.989), so the quiet level rose to 1.0 at the C chosen (0.94 at best) and
+# no calm line was quiet any more: 4 answers of the held-out authors gained a calm line and
+# were graded D. Without them: quiet 0.90. Its questions stay in the bank's ordinary
+# exemplars (evaluation.banks).
+LEFT_OUT = ("c1",)
+
+
 @dataclass
 class Row:
     id: str
@@ -131,6 +142,8 @@ def rows() -> list[Row]:
                         "none", "conversation")
                 )  # fmt: skip
     for author, items in load_authors().items():
+        if author in LEFT_OUT:
+            continue
         for item in items:
             for n, turn in enumerate(item.as_turns(), start=1):
                 out.append(
