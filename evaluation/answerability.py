@@ -43,6 +43,11 @@ from evaluation.quality import ask_golden, build_agent
 # 0.820 / 0.019 at 1%, 0.841 / 0.022 at 2% and 0.867 / 0.035 at 3% (C=0.3; C=1.0 within
 # 0.01 of these, and a little more false refusals). 2% is the largest budget whose held-out
 # false refusals stay under the 0.03 target.
+# Checked again on 2026-12-06 (c1 joined; folds by author, 3,179 tuning cases): the threshold
+# picked in sample at 0.015 (0.1189) refuses 0.016 of the in-scope questions out of fold, the
+# one picked out of fold 0.1112; 0.02 out of fold (0.1548) would refuse 0.036 of the held-out
+# authors' in-scope first turns, over the target. The threshold is not the lever; the
+# signals are.
 MAX_FALSE_REFUSALS = 0.015
 C = 0.3
 

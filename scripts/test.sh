@@ -45,9 +45,11 @@ run_pytest() {
   local lane rc=0 lane_rc=0
   lane=$(mktemp)
   # Its own temporary directory and no cache writes: two pytest sessions run at once.
-  "$PY" -m pytest tests/compose -p no:cacheprovider --basetemp="$(mktemp -d)" "$@" >"$lane" 2>&1 &
+  # --durations: each lane ends with its slowest tests, so a CI log says where the time goes.
+  "$PY" -m pytest tests/compose -p no:cacheprovider --basetemp="$(mktemp -d)" --durations=15 \
+    "$@" >"$lane" 2>&1 &
   local pid=$!
-  "$PY" -m pytest tests/browser tests/unit tests/eval tests/integration "$@" || rc=$?
+  "$PY" -m pytest tests/browser tests/unit tests/eval tests/integration --durations=25 "$@" || rc=$?
   wait "$pid" || lane_rc=$?
   echo "=== make test: tests/compose (ran alongside; exit $lane_rc)"
   cat "$lane"
