@@ -50,6 +50,9 @@ KINDS = ("narrow", "broad", "multi", "colloquial", "short", "out_of_scope")
 SWEEP = [round(0.10 + 0.025 * i, 3) for i in range(11)]  # 0.10 .. 0.35
 
 
+HALVES = ("tune", "test")
+
+
 def retrieval_metrics(
     cases: list[GoldenCase], rankings: list[Ranking], min_similarity: float
 ) -> dict[str, Any]:
@@ -195,23 +198,28 @@ def quality_gate(quality: dict[str, Any], floors: dict[str, dict[str, float]]) -
     return failures
 
 
-def quality_report(settings: Settings, workdir: Path) -> dict[str, Any]:
-    """The production agent over the golden set, the safety set and the conversations."""
+def quality_report(
+    settings: Settings, workdir: Path, halves: tuple[str, ...] = HALVES
+) -> dict[str, Any]:
+    """The production agent over the golden set, the safety set and the conversations, on
+    the given halves (the CI gate reads the test half only: asking the tuning half too is
+    about a third of the gate's time, and no floor reads it)."""
     agent = build_agent(settings, workdir)
-    golden = ask_golden(agent, load_golden())
-    safety = ask_safety(agent, load_safety())
-    sentences = ask_sentences(agent, load_sentences())
-    convs = load_conversations()
+    golden = ask_golden(agent, [c for c in load_golden() if c.split in halves])
+    safety = ask_safety(agent, [c for c in load_safety() if c.split in halves])
+    sentences = ask_sentences(agent, [c for c in load_sentences() if c.split in halves])
+    convs = [c for c in load_conversations() if c.split in halves]
     without = ask_conversations(agent, convs, with_history=False)
     with_history = ask_conversations(agent, convs, with_history=True)
     held_out = [i for items in load_authors().values() for i in items if i.split == "test"]
-    authors = ask_items(agent, held_out)
+    authors = ask_items(agent, held_out) if "test" in halves else []
     ordinary = [
         {"id": c.id, "split": c.split, "emergency": agent.ask(c.question).get("emergency")}
         for c in load_ordinary()
+        if c.split in halves
     ]
     out: dict[str, Any] = {}
-    for split in ("tune", "test"):
+    for split in halves:
         g = [r for r in golden if r["split"] == split]
         out[split] = {
             "golden": golden_metrics(g),
@@ -299,7 +307,7 @@ def quality_tables(quality: dict[str, Any]) -> str:
         "| first citation right | recall@1 | recall@5 |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
-    for split in ("test", "tune"):
+    for split in [h for h in ("test", "tune") if h in quality]:
         for kind in ("in_scope", "narrow", "broad", "multi", "colloquial", "short"):
             m = quality[split]["golden"][kind]
             lines.append(
@@ -308,7 +316,7 @@ def quality_tables(quality: dict[str, Any]) -> str:
                 f"{m['first_citation_right']:.3f} | {m['recall@1']:.3f} | {m['recall@5']:.3f} |"
             )
     lines += ["", "| split | out of scope | n | refused |", "|---|---|---|---|"]
-    for split in ("test", "tune"):
+    for split in [h for h in ("test", "tune") if h in quality]:
         for scope in ("near_domain", "off_topic"):
             m = quality[split]["golden"][f"refused_{scope}"]
             lines.append(f"| {split} | {scope} | {m['n']} | {m['rate']:.3f} |")
@@ -318,7 +326,7 @@ def quality_tables(quality: dict[str, Any]) -> str:
         "| questions leaking personal data |",
         "|---|---|---|---|---|---|",
     ]
-    for split in ("test", "tune"):
+    for split in [h for h in ("test", "tune") if h in quality]:
         m = quality[split]["safety"]
         lines.append(
             f"| {split} | {m['emergency_recall']:.3f} ({m['n_events']}) | "
@@ -332,14 +340,14 @@ def quality_tables(quality: dict[str, Any]) -> str:
         "| answer opens with one | lines per answer |",
         "|---|---|---|---|---|---|",
     ]
-    for split in ("test", "tune"):
+    for split in [h for h in ("test", "tune") if h in quality]:
         m = quality[split]["sentences"]
         lines.append(
             f"| {split} | {m['n']} | {m['first_citation_right']:.3f} | "
             f"{m['answer_holds_line']:.3f} | {m['answer_opens_with_line']:.3f} | "
             f"{m['lines_per_answer']:.2f} |"
         )
-    o = quality["test"].get("ordinary")
+    o = quality.get("test", {}).get("ordinary")
     if o:
         lines += [
             "",
@@ -347,7 +355,7 @@ def quality_tables(quality: dict[str, Any]) -> str:
             "|---|---|---|---|---|",
             f"| all sets | {o['n']} | {o['escalated']:.4f} | {o['by_kind']} | {o['by_set']} |",
         ]
-    a = quality["test"].get("authors")
+    a = quality.get("test", {}).get("authors")
     if a:
         lines += [
             "",
@@ -366,7 +374,7 @@ def quality_tables(quality: dict[str, Any]) -> str:
         "| split | follow-up turns | history | recall@1 | recall@5 | first citation right |",
         "|---|---|---|---|---|---|",
     ]
-    for split in ("test", "tune"):
+    for split in [h for h in ("test", "tune") if h in quality]:
         for key, label in (("without_history", "no"), ("with_history", "yes")):
             m = quality[split]["conversations"][key]
             lines.append(
@@ -376,7 +384,13 @@ def quality_tables(quality: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def run(out: Path, base: Settings, embedders: list[str], with_agent: bool = True) -> dict[str, Any]:
+def run(
+    out: Path,
+    base: Settings,
+    embedders: list[str],
+    with_agent: bool = True,
+    halves: tuple[str, ...] = HALVES,
+) -> dict[str, Any]:
     cases = load_golden(split="test")
     results: dict[str, dict[str, Any]] = {}
     default = f"parent-document {base.retrieval_mode}"
@@ -405,7 +419,7 @@ def run(out: Path, base: Settings, embedders: list[str], with_agent: bool = True
                 if config.name == default:
                     report["min_similarity_sweep"] = sweep(cases, rankings)
         if with_agent:
-            report["quality"] = quality_report(base, Path(tmp) / "agent")
+            report["quality"] = quality_report(base, Path(tmp) / "agent", halves)
     out.mkdir(parents=True, exist_ok=True)
     (out / "report.json").write_text(json.dumps(report, indent=2, ensure_ascii=False))
     chart(results, out / "recall_at_k.png")
@@ -422,13 +436,20 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help=f"also evaluate {PACKAGED_MODEL} next to the default {USE_MODEL}",
     )
+    parser.add_argument(
+        "--halves",
+        choices=("both", "test"),
+        default="both",
+        help="which halves the agent is asked (the gate's floors read the test half only)",
+    )
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING)
     base = settings_from_environment()  # the one Settings of this process
     embedders = [base.embedding_model]
     if args.compare_embedders:
         embedders += [m for m in (PACKAGED_MODEL, USE_MODEL) if m not in embedders]
-    report = run(args.out, base, embedders, with_agent=not args.no_agent)
+    halves = HALVES if args.halves == "both" else ("test",)
+    report = run(args.out, base, embedders, with_agent=not args.no_agent, halves=halves)
     results = report["configurations"]
     print(f"golden cases (test half): {report['cases']}\n")
     print(table(results))
