@@ -30,11 +30,11 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, model_validator
 
 from app.agent.messages import UNCOVERED_MARK
 from app.agent.text import sentences
+from app.core.yamlfile import read_yaml
 from evaluation.golden import ROOT
 
 KB_QUESTIONS = ROOT / "kb" / "questions"
@@ -141,7 +141,7 @@ class Item(BaseModel):
 
 
 def load_set(path: Path, split: Literal["tune", "test"]) -> list[Item]:
-    raw = yaml.safe_load(path.read_text(encoding="utf-8")) or []
+    raw = read_yaml(path) or []
     author = path.stem
     items = []
     for entry in raw:
@@ -394,7 +394,7 @@ def load_grades(path: Path = GRADES) -> dict[tuple[str, str], str]:
     """(turn id, answer hash) -> grade, as a reader with the cards graded that answer."""
     if not path.exists():
         return {}
-    raw = yaml.safe_load(path.read_text(encoding="utf-8")) or []
+    raw = read_yaml(path) or []
     return {(g["id"], g["answer"]): g["grade"] for g in raw}
 
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-import yaml
 from pydantic import BaseModel, model_validator
 
+from app.core.yamlfile import read_yaml
 from app.safety.rules import KindName
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -105,7 +105,7 @@ def _unique(ids: list[str], path: Path) -> None:
 
 
 def load_golden(path: Path = GOLDEN, split: Split | None = None) -> list[GoldenCase]:
-    raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+    raw = read_yaml(path)
     cases = [GoldenCase.model_validate(item) for item in raw]
     _unique([c.id for c in cases], path)
     return [c for c in cases if split is None or c.split == split]
@@ -114,21 +114,19 @@ def load_golden(path: Path = GOLDEN, split: Split | None = None) -> list[GoldenC
 def load_conversations(
     path: Path = CONVERSATIONS, split: Split | None = None
 ) -> list[Conversation]:
-    convs = [
-        Conversation.model_validate(c) for c in yaml.safe_load(path.read_text(encoding="utf-8"))
-    ]
+    convs = [Conversation.model_validate(c) for c in read_yaml(path)]
     _unique([c.id for c in convs], path)
     return [c for c in convs if split is None or c.split == split]
 
 
 def load_safety(path: Path = SAFETY, split: Split | None = None) -> list[SafetyCase]:
-    cases = [SafetyCase.model_validate(c) for c in yaml.safe_load(path.read_text(encoding="utf-8"))]
+    cases = [SafetyCase.model_validate(c) for c in read_yaml(path)]
     _unique([c.id for c in cases], path)
     return [c for c in cases if split is None or c.split == split]
 
 
 def load_sentences(path: Path = SENTENCES, split: Split | None = None) -> list[SentenceCase]:
-    cases = [SentenceCase(**item) for item in yaml.safe_load(path.read_text(encoding="utf-8"))]
+    cases = [SentenceCase(**item) for item in read_yaml(path)]
     _unique([c.id for c in cases], path)
     return [c for c in cases if split is None or c.split == split]
 
@@ -144,6 +142,6 @@ class OrdinaryCase(BaseModel):
 
 
 def load_ordinary(path: Path = ORDINARY, split: Split | None = None) -> list[OrdinaryCase]:
-    cases = [OrdinaryCase(**c) for c in yaml.safe_load(path.read_text(encoding="utf-8"))]
+    cases = [OrdinaryCase(**c) for c in read_yaml(path)]
     _unique([c.id for c in cases], path)
     return [c for c in cases if split is None or c.split == split]

@@ -30,10 +30,10 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import yaml
 from pydantic import BaseModel
 
 from app.agent.prompts import SYSTEM_RULES
+from app.core.yamlfile import read_yaml
 from evaluation.fake_llm import FakeLLM, answer, fake_llm
 from evaluation.golden import ROOT
 from evaluation.service import Service, ingest, service_env
@@ -80,7 +80,7 @@ class Case(BaseModel):
 
 def load_cases(path: Path = REDTEAM) -> list[Case]:
     cases = []
-    for item in yaml.safe_load(path.read_text(encoding="utf-8")):
+    for item in read_yaml(path):
         expect = item.get("expect", {})
         if "emergency" not in expect:
             expect["emergency"] = "any"

@@ -24,7 +24,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import yaml
 
 from app.agent.sentence_labels import (
     SentenceLabels,
@@ -34,6 +33,7 @@ from app.agent.sentence_labels import (
     sentence_labels,
 )
 from app.core.text import fold
+from app.core.yamlfile import read_yaml
 
 log = logging.getLogger(__name__)
 
@@ -64,7 +64,7 @@ def read_examples(
     }
     out = []
     for path in sorted(directory.glob("*.yaml")):
-        for item in yaml.safe_load(path.read_text(encoding="utf-8")) or []:
+        for item in read_yaml(path) or []:
             turns = item.get("turns") or [{"question": item.get("question"), **item}]
             for turn in turns:
                 if turn.get("follow_up") or not turn.get("question"):

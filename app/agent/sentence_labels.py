@@ -16,9 +16,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-import yaml
-
 from app.agent.text import sentences
+from app.core.yamlfile import read_yaml
 
 LABELS_PATH = Path(__file__).resolve().parents[2] / "kb" / "sentences.yaml"
 
@@ -95,7 +94,7 @@ class SentenceLabels:
 
     @classmethod
     def load(cls, path: Path = LABELS_PATH) -> SentenceLabels:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8")) or []
+        raw = read_yaml(path) or []
         labels = []
         for entry in raw:
             unknown = set(entry.get("intents", [])) - set(INTENTS)

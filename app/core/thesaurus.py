@@ -12,9 +12,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-import yaml
-
 from app.core.text import tokenize
+from app.core.yamlfile import read_yaml
 
 THESAURUS_PATH = Path(__file__).resolve().parents[2] / "kb" / "thesaurus.yaml"
 
@@ -26,7 +25,7 @@ class Thesaurus:
 
     @classmethod
     def load(cls, path: Path = THESAURUS_PATH) -> Thesaurus:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8")) or []
+        raw = read_yaml(path) or []
         words: dict[str, set[str]] = {}
         phrases: list[tuple[tuple[str, ...], frozenset[str]]] = []
         for n, entry in enumerate(raw, start=1):

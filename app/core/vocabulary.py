@@ -18,9 +18,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-import yaml
-
 from app.core.text import fold
+from app.core.yamlfile import read_yaml
 
 KB = Path(__file__).resolve().parents[2] / "kb"
 _WORD = re.compile(r"\w+(?:-\w+)*", re.UNICODE)
@@ -80,7 +79,7 @@ def _tokens(text: str) -> list[tuple[str, int, int]]:
 
 
 def _load(path: Path, covered: bool) -> list[Entry]:
-    raw = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    raw = read_yaml(path) or {}
     entries = []
     for section, kind in (
         ("medicines", "medicine"),

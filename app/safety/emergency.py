@@ -33,9 +33,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import yaml
 
 from app.core.text import fold
+from app.core.yamlfile import read_yaml
 from app.safety.classifier import EmergencyClassifier, load_classifier, rule_features
 from app.safety.concepts import C, S, _blood_pressure, concept_hits
 from app.safety.reading import (
@@ -99,7 +99,7 @@ def load_bank_items(paths: list[Path] | None = None) -> list[tuple[str, str, str
     second bank is the tuning half of the safety set (written by `python -m evaluation.banks`)."""
     items = []
     for path in paths or [DATA / name for name in BANKS]:
-        for group in yaml.safe_load(path.read_text(encoding="utf-8")):
+        for group in read_yaml(path):
             for text in group["examples"]:
                 items.append((group["kind"], group["subkind"], str(text)))
     return items

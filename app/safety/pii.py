@@ -28,9 +28,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from app.core.text import fold
+from app.core.yamlfile import read_yaml
 
 log = logging.getLogger(__name__)
 
@@ -57,7 +56,7 @@ def _name_words(path: Path = NAMES_FILE) -> dict[str, tuple[str, ...]]:
     """The words around a name (kb/safety/names.yaml): each entry a list of words or
     phrases, or one string of words. A missing entry or one that is not a list of strings fails at load, naming the
     file and the entry."""
-    data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    data = read_yaml(path) or {}
     out = {}
     for key in _NAME_WORDS:
         words = data.get(key)
@@ -263,7 +262,7 @@ def _recognizers(path: Path = RECOGNIZERS_FILE) -> list[Any]:
         "NameRecognizer": _name_recognizer,
     }
     out = []
-    for entry in yaml.safe_load(path.read_text(encoding="utf-8")):
+    for entry in read_yaml(path):
         entity = entry.get("entity")
         try:
             if "builtin" in entry:

@@ -24,6 +24,8 @@ from typing import Any, Literal, get_args
 
 import yaml
 
+from app.core.yamlfile import read_yaml
+
 RULES_DIR = Path(__file__).resolve().parents[2] / "kb" / "safety"
 _NAME = re.compile(r"\{([A-Z][A-Z0-9_]*)\}")
 KIND_FIELDS = ("label", "contacts", "escalation", "calm_line")
@@ -85,7 +87,7 @@ def _compile(text: str, where: str) -> re.Pattern[str]:
 
 def _read(path: Path) -> Any:
     try:
-        return yaml.safe_load(path.read_text(encoding="utf-8"))
+        return read_yaml(path)
     except (OSError, yaml.YAMLError) as e:
         raise RulesError(f"{path}: cannot be read: {e}") from e
 
