@@ -39,11 +39,13 @@ step images scripts/docker-images.sh
 # (`make test PYTEST_ARGS=tests/unit/...`) pytest runs once, as given.
 run_pytest() {
   local arg
-  # One embedding thread per process: the lanes and the services the tests start share the
-  # cores, and two threads fighting for them are slower than one. The golden set asked
-  # in-process: 23.4 s with 2 threads, 20.4 s with 1 on a quiet host; 84.6 s and 70.2 s
-  # with two CPU-bound loops beside it (2026-12-06).
-  export TORCH_THREADS=1
+  # One thread per process for the embedding and for numpy's BLAS: the lanes and the
+  # services the tests start share the cores, and two threads fighting for them are slower
+  # than one (gunicorn_conf.py already does this for its workers). The golden set asked
+  # in-process (2026-12-06): with 2 embedding threads 23.4 s, with 1 20.4 s on a quiet host
+  # (84.6 s and 70.2 s with two CPU-bound loops beside it); then with OpenBLAS at 2 threads
+  # 46.0 s (85.5 s of CPU), at 1 thread 21.0 s (40.0 s of CPU), with a pip install beside it.
+  export TORCH_THREADS=1 OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
   for arg in "$@"; do
     case $arg in tests/*|tests) "$PY" -m pytest "$@"; return;; esac
   done
