@@ -14,10 +14,6 @@ import yaml
 SafeLoader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
-def load_yaml(text: str) -> Any:
-    """`yaml.safe_load`, with the C parser when there is one."""
-    return yaml.load(text, Loader=SafeLoader)  # noqa: S506 - a safe loader
-
-
 def read_yaml(path: Path) -> Any:
-    return load_yaml(path.read_text(encoding="utf-8"))
+    """`yaml.safe_load` of a UTF-8 file, with the C parser when there is one."""
+    return yaml.load(path.read_text(encoding="utf-8"), Loader=SafeLoader)  # noqa: S506 - safe
