@@ -302,12 +302,13 @@ def authored_figures(rows: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def quality_tables(quality: dict[str, Any]) -> str:
+    splits = [h for h in ("test", "tune") if h in quality]  # `--halves test`: no tune half
     lines = [
         "| split | kind | n | answered with a right card | wrongly refused | citation precision "
         "| first citation right | recall@1 | recall@5 |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
-    for split in [h for h in ("test", "tune") if h in quality]:
+    for split in splits:
         for kind in ("in_scope", "narrow", "broad", "multi", "colloquial", "short"):
             m = quality[split]["golden"][kind]
             lines.append(
@@ -316,7 +317,7 @@ def quality_tables(quality: dict[str, Any]) -> str:
                 f"{m['first_citation_right']:.3f} | {m['recall@1']:.3f} | {m['recall@5']:.3f} |"
             )
     lines += ["", "| split | out of scope | n | refused |", "|---|---|---|---|"]
-    for split in [h for h in ("test", "tune") if h in quality]:
+    for split in splits:
         for scope in ("near_domain", "off_topic"):
             m = quality[split]["golden"][f"refused_{scope}"]
             lines.append(f"| {split} | {scope} | {m['n']} | {m['rate']:.3f} |")
@@ -326,7 +327,7 @@ def quality_tables(quality: dict[str, Any]) -> str:
         "| questions leaking personal data |",
         "|---|---|---|---|---|---|",
     ]
-    for split in [h for h in ("test", "tune") if h in quality]:
+    for split in splits:
         m = quality[split]["safety"]
         lines.append(
             f"| {split} | {m['emergency_recall']:.3f} ({m['n_events']}) | "
@@ -340,7 +341,7 @@ def quality_tables(quality: dict[str, Any]) -> str:
         "| answer opens with one | lines per answer |",
         "|---|---|---|---|---|---|",
     ]
-    for split in [h for h in ("test", "tune") if h in quality]:
+    for split in splits:
         m = quality[split]["sentences"]
         lines.append(
             f"| {split} | {m['n']} | {m['first_citation_right']:.3f} | "
@@ -374,7 +375,7 @@ def quality_tables(quality: dict[str, Any]) -> str:
         "| split | follow-up turns | history | recall@1 | recall@5 | first citation right |",
         "|---|---|---|---|---|---|",
     ]
-    for split in [h for h in ("test", "tune") if h in quality]:
+    for split in splits:
         for key, label in (("without_history", "no"), ("with_history", "yes")):
             m = quality[split]["conversations"][key]
             lines.append(
