@@ -1,7 +1,8 @@
 """A bare ASGI app for tests/unit/api/test_one_write.py, served by real gunicorn workers.
 
 /die sends its response's start, then the worker SIGKILLs itself before the body: a
-replica killed between the two writes. /big is a 1 MiB body, /stream three chunks."""
+replica killed between the two writes. /big is a 1 MiB body, /stream three chunks, /pid the
+worker's process id."""
 
 from __future__ import annotations
 
@@ -29,7 +30,7 @@ async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
             await asyncio.sleep(0.05)
         await send({"type": "http.response.body", "body": b""})
     else:
-        body = BIG if path == "/big" else b"ok"
+        body = BIG if path == "/big" else b"%d" % os.getpid() if path == "/pid" else b"ok"
         headers = [(b"content-length", b"%d" % len(body))]
         await send({"type": "http.response.start", "status": 200, "headers": headers})
         await send({"type": "http.response.body", "body": body})

@@ -84,3 +84,66 @@ def test_whole_large_and_streamed_responses_arrive_intact(served: tuple[str, int
         with c.stream("GET", "/stream") as res:
             assert list(res.iter_lines()) == ["chunk 0", "chunk 1", "chunk 2"]
         assert c.get("/").text == "ok"  # the keep-alive connection still works
+
+
+RECYCLE_EVERY = 25  # --max-requests, no jitter: a worker restarts every 25 requests
+CLIENTS = 8
+
+
+def _traffic(port: int, per_client: int) -> tuple[int, list[str], set[str]]:
+    """CLIENTS threads; half open a new connection per request (`Connection: close`), half
+    keep one connection alive. Returns (answered, failures, worker pids seen)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    url = f"http://127.0.0.1:{port}/pid"
+
+    def client(i: int) -> tuple[int, list[str], set[str]]:
+        ok, failed, pids = 0, [], set()
+        keep = i % 2 == 0
+        headers = {} if keep else {"Connection": "close"}
+        with httpx.Client(timeout=30, headers=headers) as c:
+            for _ in range(per_client):
+                try:
+                    res = c.get(url)
+                    assert res.status_code == 200, res.status_code
+                    pids.add(res.text)
+                    ok += 1
+                except (httpx.HTTPError, AssertionError) as exc:
+                    failed.append(f"{'keep-alive' if keep else 'new connection'}: {exc!r}")
+        return ok, failed, pids
+
+    with ThreadPoolExecutor(CLIENTS) as pool:
+        results = list(pool.map(client, range(CLIENTS)))
+    return (
+        sum(r[0] for r in results),
+        [f for r in results for f in r[1]],
+        set().union(*(r[2] for r in results)),
+    )
+
+
+@pytest.mark.parametrize("worker", list(WORKERS))
+def test_a_recycled_worker_serves_the_requests_already_sent(worker: str) -> None:
+    """gunicorn's max_requests restarts a worker while clients keep sending: with this
+    worker every request is answered; uvicorn's closes connections it has accepted but not
+    read yet, and some clients get a reset (the control)."""
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "gunicorn", "-k", WORKERS[worker], "-w", "2",
+         "-b", f"127.0.0.1:{port}", "--max-requests", str(RECYCLE_EVERY),
+         "--max-requests-jitter", "0", "--graceful-timeout", "10",
+         "tests.unit.api.one_write_app:app"],
+        cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        wait_until(lambda: _ok(port), 60, interval=0.2, what="gunicorn serving")
+        answered, failures, pids = _traffic(port, per_client=100)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+    assert len(pids) >= 5, f"only {len(pids)} workers served: the test recycled too little"
+    if worker == "one_write":
+        assert failures == [], f"{len(failures)} of 800 failed: {failures[:5]}"
+        assert answered == 800
+    else:
+        assert failures, "uvicorn's worker dropped no request: the control shows nothing"
