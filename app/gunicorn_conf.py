@@ -5,7 +5,7 @@
 - the embedding model is loaded in each worker after the fork (no preload_app: PyTorch
   is not fork-safe), and each worker's forward pass gets cores // workers threads so
   workers x threads <= cores;
-- graceful timeout, and max_requests with jitter to recycle workers;
+- graceful timeout; workers are not recycled after a number of requests (below);
 - the worker timeout (GUNICORN_TIMEOUT_S) stays above REQUEST_DEADLINE_S (Settings checks
   it), so a request that hits its deadline gets its 503 long before a worker is killed;
 - X-Forwarded-For is honoured only from FORWARDED_ALLOW_IPS (default: loopback). The
@@ -34,8 +34,17 @@ timeout = _settings.gunicorn_timeout_s
 forwarded_allow_ips = _settings.forwarded_allow_ips
 graceful_timeout = 30
 keepalive = 5
-max_requests = 5000
-max_requests_jitter = 500
+# No recycling by request count (it was 5,000 with a jitter of 500). Two workers share the
+# traffic evenly, so they reached their limits seconds apart and often restarted together:
+# `ab -c 16` on /healthz waited 24.1 s for an answer while both booted (2026-12-06, busy
+# host). Memory does not need it (docs/benchmarks.md, Findings): 12,000 asks in one process
+# held Python's live objects flat from the 3,000th on (695k), every cache full or
+# stopped, and RSS crept 0.5 MB per 1,000 asks that malloc_trim gave back (allocator
+# fragmentation, not a leak); the served workers went 501 -> 601 MB over 20,000 asks each.
+# An operator who wants it anyway: GUNICORN_CMD_ARGS="--max-requests 50000
+# --max-requests-jitter 25000" (a wide jitter keeps the workers apart); a restarting worker
+# serves the requests already sent to it (app.api.one_write).
+max_requests = 0
 accesslog = "-"
 errorlog = "-"
 loglevel = _settings.log_level.lower()
