@@ -21,11 +21,15 @@ if [ "${FORCE:-0}" != 1 ] && docker image inspect "$IMAGE" >/dev/null 2>&1; then
   say "$IMAGE already exists (FORCE=1 rebuilds)"
   exit 0
 fi
+# scripts/docker-images.sh makes its bases at once: one installs debootstrap, the others wait.
+exec 9>"${TMPDIR:-/tmp}/cartoes-debootstrap-install.lock"
+flock 9
 if ! command -v debootstrap >/dev/null 2>&1; then
   say "installing debootstrap with apt-get"
   apt-get -o DPkg::Lock::Timeout=600 update -qq
   DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq debootstrap >/dev/null
 fi
+flock -u 9
 if [ -z "${DEBIAN_MIRROR:-}" ]; then
   DEBIAN_MIRROR=$(grep -rhoE 'https?://[^ ]+/debian/?( |$)' /etc/apt/sources.list /etc/apt/sources.list.d/ 2>/dev/null \
     | head -n1 | tr -d ' ' || true)
