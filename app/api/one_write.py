@@ -88,6 +88,7 @@ class OneWriteHttpProtocol(AutoHTTPProtocol):  # type: ignore[misc,valid-type]
 
     _draining = False
     _drain_bytes = 0  # bytes received since the drain began
+    _idle_cycle: Any = None  # the (finished) request of the connection when the drain began
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         # Any asyncio-compatible transport (uvloop's are not asyncio.Transport subclasses).
@@ -101,6 +102,7 @@ class OneWriteHttpProtocol(AutoHTTPProtocol):  # type: ignore[misc,valid-type]
             super().shutdown()  # a request in progress: closed after its response
             return
         self._draining = True
+        self._idle_cycle = self.cycle
         asyncio.get_running_loop().call_later(DRAIN_S, self._close_if_idle)
 
     def data_received(self, data: bytes) -> None:
@@ -111,9 +113,13 @@ class OneWriteHttpProtocol(AutoHTTPProtocol):  # type: ignore[misc,valid-type]
                 self.cycle.keep_alive = False  # the response says `Connection: close`
 
     def _close_if_idle(self) -> None:
-        if self.cycle is None and self._drain_bytes:  # a request's head still arriving
+        if self.transport.is_closing():
+            return
+        if self.cycle is not self._idle_cycle:
+            return  # a request arrived: the connection closes after its response
+        if self._drain_bytes:  # a request's head still arriving
             asyncio.get_running_loop().call_later(DRAIN_S, self._close_if_idle)
-        elif self.cycle is None or self.cycle.response_complete:
+        else:
             super().shutdown()
 
 
