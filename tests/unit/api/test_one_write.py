@@ -2,7 +2,8 @@
 start but before the body has written nothing to the socket, so a proxy can still send
 the request to another replica; with uvicorn's own worker the client gets a header and
 no body (the control, which shows the test can fail). Whole, large and streamed
-responses still arrive intact."""
+responses still arrive intact. A worker recycled by max_requests answers the requests
+already sent to it (uvicorn's drops some: the control)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import socket
 import subprocess
 import sys
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 
 import httpx
 import pytest
@@ -25,11 +27,12 @@ WORKERS = {
 }
 
 
-def _serve(worker: str) -> Iterator[int]:
+def _serve(worker: str, *options: str) -> Iterator[int]:
+    """gunicorn with `worker` on a free port (one worker unless `options` say otherwise)."""
     port = free_port()
     proc = subprocess.Popen(
         [sys.executable, "-m", "gunicorn", "-k", worker, "-w", "1", "-b", f"127.0.0.1:{port}",
-         "--graceful-timeout", "2", "tests.unit.api.one_write_app:app"],
+         "--graceful-timeout", "2", *options, "tests.unit.api.one_write_app:app"],
         cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )  # fmt: skip
@@ -93,8 +96,6 @@ CLIENTS = 8
 def _traffic(port: int, per_client: int) -> tuple[int, list[str], set[str]]:
     """CLIENTS threads; half open a new connection per request (`Connection: close`), half
     keep one connection alive. Returns (answered, failures, worker pids seen)."""
-    from concurrent.futures import ThreadPoolExecutor
-
     url = f"http://127.0.0.1:{port}/pid"
 
     def client(i: int) -> tuple[int, list[str], set[str]]:
@@ -126,21 +127,9 @@ def test_a_recycled_worker_serves_the_requests_already_sent(worker: str) -> None
     """gunicorn's max_requests restarts a worker while clients keep sending: with this
     worker every request is answered; uvicorn's closes connections it has accepted but not
     read yet, and some clients get a reset (the control)."""
-    port = free_port()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "gunicorn", "-k", WORKERS[worker], "-w", "2",
-         "-b", f"127.0.0.1:{port}", "--max-requests", str(RECYCLE_EVERY),
-         "--max-requests-jitter", "0", "--graceful-timeout", "10",
-         "tests.unit.api.one_write_app:app"],
-        cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )  # fmt: skip
-    try:
-        wait_until(lambda: _ok(port), 60, interval=0.2, what="gunicorn serving")
+    options = ("-w", "2", "--max-requests", str(RECYCLE_EVERY), "--max-requests-jitter", "0")
+    for port in _serve(WORKERS[worker], *options):
         answered, failures, pids = _traffic(port, per_client=100)
-    finally:
-        proc.terminate()
-        proc.wait(timeout=30)
     assert len(pids) >= 5, f"only {len(pids)} workers served: the test recycled too little"
     if worker == "one_write":
         assert failures == [], f"{len(failures)} of 800 failed: {failures[:5]}"
