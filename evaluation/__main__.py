@@ -20,7 +20,14 @@ import yaml
 
 from app.core.config import PACKAGED_MODEL, USE_MODEL, Settings, settings_from_environment
 from app.embedding import get_embedder
-from evaluation.authored import ask_items, by_author, graded, load_authors, load_grades
+from evaluation.authored import (
+    ask_items,
+    by_author,
+    graded,
+    load_authors,
+    load_grades,
+    ordinary_turns,
+)
 from evaluation.authored import metrics as authored_metrics
 from evaluation.golden import (
     ROOT,
@@ -238,7 +245,7 @@ def quality_report(
                         for r in with_history
                         if r["split"] == split and r["gold"] and not r["expect_emergency"]
                     ],
-                    "authors": [r for r in authors if r["split"] == split],
+                    "authors": ordinary_turns([r for r in authors if r["split"] == split]),
                     "ordinary": [r for r in ordinary if r["split"] == split],
                 }
             ),

@@ -97,12 +97,18 @@ class Part(BaseModel):
         return [*self.answers, *self.also]
 
 
+Emergency = Literal["medical", "poisoning", "self_harm"]
+
+
 class TurnItem(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     question: str
     follow_up: bool = False
     parts: list[Part]
+    # the message tells of an emergency now (a stroke's signs, a child who swallowed pills):
+    # its escalation is expected, so it is not one of the ordinary questions escalated
+    emergency: Emergency | None = None
 
 
 class Item(BaseModel):
@@ -116,6 +122,7 @@ class Item(BaseModel):
     question: str | None = None
     parts: list[Part] = []
     turns: list[TurnItem] = []
+    emergency: Emergency | None = None  # as TurnItem.emergency, for a single question
     author: str = ""
     split: Literal["tune", "test"] = "tune"
 
@@ -137,7 +144,7 @@ class Item(BaseModel):
     def as_turns(self) -> list[TurnItem]:
         if self.kind == "conversation":
             return self.turns
-        return [TurnItem(question=self.question or "", parts=self.parts)]
+        return [TurnItem(question=self.question or "", parts=self.parts, emergency=self.emergency)]
 
 
 def load_set(path: Path, split: Literal["tune", "test"]) -> list[Item]:
@@ -243,6 +250,7 @@ def ask_items(agent: Any, items: Iterable[Item]) -> list[dict[str, Any]]:
                     "answer": state["answer"],
                     "refused": bool(state.get("refused")),
                     "emergency": state.get("emergency"),
+                    "expect_emergency": turn.emergency,
                     "citations": citations,
                     "ranked": [c.id for c in state.get("candidates", [])],
                     "lines": lines,
@@ -253,6 +261,12 @@ def ask_items(agent: Any, items: Iterable[Item]) -> list[dict[str, Any]]:
                 {"question": turn.question, "citations": citations, "answer": state["answer"]}
             )
     return rows
+
+
+def ordinary_turns(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The rows whose message is not marked an emergency by its author (`emergency`): the
+    questions that must get their answer, never a crisis message instead (issue 25)."""
+    return [r for r in rows if not r.get("expect_emergency")]
 
 
 # --- measuring --------------------------------------------------------------------------

@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import pytest
+from pydantic import ValidationError
+
 from evaluation.authored import (
     HELD_OUT,
     KB_QUESTIONS,
+    Item,
     answer_hash,
     card_sentences,
     graded,
     lead_lines,
     load_authors,
+    ordinary_turns,
 )
 
 
@@ -59,3 +64,37 @@ def test_every_grade_pins_its_answer_by_a_hash_read_as_text() -> None:
     bad = [g["id"] for g in raw if not isinstance(g["answer"], str) or len(g["answer"]) != 12]
     assert not bad, f"answer hashes not read as 12-character text: {bad[:5]}"
     assert all(g["grade"] in ("A", "B", "C", "D") for g in raw)
+
+
+def test_a_turn_its_author_marks_an_emergency_is_not_an_ordinary_question() -> None:
+    item = Item.model_validate(
+        {
+            "id": "x-c01",
+            "kind": "conversation",
+            "turns": [
+                {
+                    "question": "meu avô acordou com a boca torta",
+                    "emergency": "medical",
+                    "parts": [{"card": "card-018", "answers": ["card-018:01"]}],
+                },
+                {
+                    "question": "dou o aas dele?",
+                    "follow_up": True,
+                    "parts": [{"card": "card-018", "answers": ["card-018:01"]}],
+                },
+            ],
+        }
+    )
+    assert [t.emergency for t in item.as_turns()] == ["medical", None]
+    rows = [{"id": "x-c01#1", "expect_emergency": "medical"}, {"id": "x-c01#2"}]
+    assert [r["id"] for r in ordinary_turns(rows)] == ["x-c01#2"]
+    with pytest.raises(ValidationError, match="emergency"):
+        Item.model_validate(
+            {
+                "id": "x",
+                "kind": "one_point",
+                "question": "q",
+                "emergency": "avc",
+                "parts": [{"card": "card-018", "answers": ["card-018:01"]}],
+            }
+        )
