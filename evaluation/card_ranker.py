@@ -50,7 +50,7 @@ GROUPS = {
     "lexical (lex, gap_lex)": ("lex", "gap_lex"),
     "names (about, general_named)": ("about", "general_named"),
     "no example questions (no_ex)": ("no_ex",),
-    "conversation (context)": ("context",),
+    "conversation (context, earlier)": ("context", "earlier"),
     "known questions (bank)": ("bank",),
 }
 

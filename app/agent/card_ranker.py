@@ -17,7 +17,12 @@ FEATURES, per candidate card, in order:
   sentences, and its gap to the best candidate's;
 - lex, gap_lex: the IDF-weighted share of the question's words the card has, and its gap;
 - about: the card is about a medicine or topic the question names (or a follow-up carries);
-- context: the previous turn cited it;
+- context: the previous turn cited it (a follow-up read as one: it names no medicine and is
+  short, or starts or refers back like one);
+- earlier: the previous turn cited it, in a later turn not read as a follow-up (it names a
+  medicine, or is long). "E as agulhinhas da insulina do meu marido, vão junto?" after a
+  turn on where to take expired medicines names insulina, and without this the ranker had
+  no sign of the disposal card the conversation was on;
 - bank: the votes of the nearest known patient questions (app.agent.question_bank) over
   their floor;
 - general_named: the card is about no medicine while the question names or carries one;
@@ -68,6 +73,7 @@ FEATURES = (
     "bank",
     "general_named",
     "no_ex",
+    "earlier",
 )
 
 
@@ -77,6 +83,8 @@ class CardSignals:
 
     about: set[str] = field(default_factory=set)  # cards about the names given or carried
     context: set[str] = field(default_factory=set)  # the cards the previous turn cited
+    # the cards the previous turn cited, when this turn is not read as a follow-up
+    earlier: set[str] = field(default_factory=set)
     bank: dict[str, float] = field(default_factory=dict)  # known questions' votes over the floor
     emergency: set[str] = field(default_factory=set)  # the cards about the emergency's signs
     examples: dict[str, float] = field(default_factory=dict)  # card -> best example similarity
@@ -116,6 +124,7 @@ def features(candidates: list[ContextChunk], s: CardSignals) -> np.ndarray:
     x[:, 8] = [s.bank.get(i, 0.0) for i in ids]
     x[:, 9] = [s.names_medicine and i not in s.medicine_cards for i in ids]
     x[:, 10] = no_ex
+    x[:, 11] = [i in s.earlier for i in ids]
     return x
 
 

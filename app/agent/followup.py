@@ -4,11 +4,13 @@ before it, the names an answer stays on, and the question without its medicine n
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from app.agent.answerability import content_terms
+from app.agent.ranking import about_cards
 from app.agent.state import Turn
 from app.agent.tunables import ASKED_MIN_TERMS, FOLLOW_UP_WORDS
 from app.core.text import fold
@@ -40,7 +42,11 @@ def focus_names(mentions: list[Mention], carried: list[Entry]) -> list[Entry]:
 
 
 def follow_up_topic(
-    query: str, mentions: list[Mention], history: list[Turn], vocabulary: Vocabulary
+    query: str,
+    mentions: list[Mention],
+    history: list[Turn],
+    vocabulary: Vocabulary,
+    about: Callable[[Entry], set[str]] | None = None,
 ) -> tuple[list[Entry], list[str]]:
     """For a follow-up that names nothing of its own ("e se eu tomar com café?"), the
     covered names and cited cards of the latest earlier turn that had them."""
@@ -58,18 +64,62 @@ def follow_up_topic(
     # conversation on the medicine named before it.
     names: list[Entry] = []
     cards: list[str] | None = None
-    for turn in reversed(history):
+    earlier = list(reversed(history))
+    named_at = len(earlier)
+    for i, turn in enumerate(earlier):
         if cards is None and turn.get("citations"):
             cards = list(turn["citations"])
         names = [m.entry for m in vocabulary.find(turn["question"]) if m.entry.covered]
         if names:
+            named_at = i
             break
+    if names and not any(e.kind == "medicine" for e in names):
+        # that turn named only a topic, itself a follow-up on a medicine (varfarina, then "e
+        # chá de boldo?", then "e se ele esquecer a dose?"): the medicine carries first
+        for turn in earlier[named_at + 1 :]:
+            medicines = [
+                m.entry
+                for m in vocabulary.find(turn["question"])
+                if m.entry.covered and m.entry.kind == "medicine"
+            ]
+            if medicines:
+                names = [*medicines, *names]
+                break
+    if cards and about is not None:
+        # a condition the answer was not about stays behind ("minha mãe, 70 anos, diabética,
+        # suor frio e enjoo: pode ser infarto?" was answered from the emergency card; "levo
+        # ela de carro pro hospital?" then carried "diabetes" and got the foot-care lines)
+        names = [e for e in names if e.kind == "medicine" or about(e) & set(cards)]
     if mentions:
         # it names a topic of its own: only the medicines of the turn before carry over
         names = [e for e in names if e.kind == "medicine"]
         if not names:
             return [], []
     return list(dict.fromkeys(names)), cards or []
+
+
+def conversation(
+    query: str, mentions: list[Mention], history: list[Turn], vocabulary: Vocabulary, lexicons: Any
+) -> tuple[list[Entry], list[str], list[str]]:
+    """What a later turn takes from the ones before it: the names it carries and the cards
+    the previous turn cited, as a follow-up's (`context`) or, for a turn not read as one
+    (it names a medicine of its own, or is long), as `earlier` cards; nothing in a first
+    turn. `lexicons`: the card lexicon cache (app.retrieval.coverage.CardLexiconCache)."""
+    if not history:
+        return [], [], []
+    lexicon = lexicons.get()
+    carried, context = follow_up_topic(
+        query, mentions, history, vocabulary, lambda e: about_cards(lexicon, [e])
+    )
+    return carried, context, [] if context else previous_cards(history)
+
+
+def previous_cards(history: list[Turn]) -> list[str]:
+    """The citations of the latest earlier turn that has any (none in a first turn)."""
+    for turn in reversed(history):
+        if turn.get("citations"):
+            return list(turn["citations"])
+    return []
 
 
 def what_is_asked(query: str, mentions: list[Mention]) -> str | None:

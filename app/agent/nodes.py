@@ -26,9 +26,9 @@ from app.agent.decision import (
 )
 from app.agent.deps import AgentDeps
 from app.agent.followup import (
+    conversation,
     example_vector,
     focus_names,
-    follow_up_topic,
     part_text,
     what_is_asked,
 )
@@ -63,16 +63,13 @@ def screen(state: AgentState, runtime: Runtime[AgentDeps]) -> dict[str, Any]:
     started = time.perf_counter()
     query = clean_question(state["question"])
     mentions = deps.vocabulary.find(query)
-    carried, context_cards = follow_up_topic(
-        query, mentions, state.get("history", []), deps.vocabulary
+    carried, context_cards, earlier_cards = conversation(
+        query, mentions, state.get("history", []), deps.vocabulary, deps.lexicon
     )
     search_query = deps.vocabulary.normalise(query)
-    topic = None
+    topic = carried[0].display if carried else None
     if carried:
-        topic = carried[0].display
         search_query = f"{carried[0].name}: {search_query}"
-    elif context_cards:
-        topic = None  # the previous cards steer retrieval; no name to announce
     # The emergency exemplars are embedded accent-folded and lower-cased, so the question
     # is compared to them the same way: "NAO CONSIGO PUXAR O AR" embedded as typed sat at
     # 0.31 from the nearest heart-attack exemplars, and at 0.59 folded.
@@ -111,6 +108,7 @@ def screen(state: AgentState, runtime: Runtime[AgentDeps]) -> dict[str, Any]:
         "mentions": mentions,
         "carried": carried,
         "context_cards": context_cards,
+        "earlier_cards": earlier_cards,
         "timings_ms": timings(state, screen=elapsed_ms(started)),
     }
 

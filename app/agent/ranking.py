@@ -76,6 +76,7 @@ def card_signals(
     return CardSignals(
         about=about_cards(lexicon, named),
         context=set(state.get("context_cards", [])),
+        earlier=set(state.get("earlier_cards", [])),
         bank={card: sim - BANK_FLOOR for card, sim in votes.items() if sim > BANK_FLOOR},
         emergency=set(emergency or []),
         examples=card_examples(example_sims),

@@ -38,6 +38,9 @@ class AgentState(TypedDict, total=False):
     """For a follow-up: the covered names (vocabulary entries) carried from earlier turns."""
     context_cards: list[str]
     """For a follow-up: the cards the previous turn cited (favoured in retrieval)."""
+    earlier_cards: list[str]
+    """For a later turn that is not read as a follow-up (it names a medicine of its own, or
+    is long): the cards the previous turn cited, a signal of the card ranker."""
     lexicon: Any
     """The card lexicon of the build that was searched (app.retrieval.coverage)."""
     about: set[str]

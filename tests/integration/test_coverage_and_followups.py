@@ -83,6 +83,23 @@ def test_a_follow_up_is_answered_by_its_own_words(
     assert line in body["answer"], body["answer"]
 
 
+def test_a_condition_mentioned_in_passing_does_not_steer_the_follow_up(service: Service) -> None:
+    """Before: a heart attack's signs, told of a diabetic father, were escalated and answered
+    from the emergency card; the next turn carried "diabetes" and was answered with the
+    diabetic foot-care lines. The condition the answer was not about no longer carries."""
+    first = "meu pai é diabético e está suando frio com uma dor forte no peito, é infarto?"
+    body = ask(service, first)
+    assert body["emergency"] == "medical", body
+    cited = [c["id"] for c in body["citations"]]
+    assert cited[:1] == ["card-018"], body
+    body = ask(
+        service, "posso levar ele de carro pro hospital?", [{"question": first, "citations": cited}]
+    )
+    assert body["topic"] != "os diabetes", body
+    assert [c["id"] for c in body["citations"]][:1] == ["card-018"], body
+    assert "card-008" not in [c["id"] for c in body["citations"]], body
+
+
 @pytest.mark.parametrize(
     "question",
     [

@@ -41,7 +41,7 @@ def test_a_model_trained_on_other_features_is_refused_by_name(tmp_path: Path) ->
     model["features"] = [*model["features"][:-1], "something_else"]
     path = tmp_path / "card_ranker.json"
     path.write_text(json.dumps(model), encoding="utf-8")
-    with pytest.raises(ValueError, match="missing no_ex; extra something_else"):
+    with pytest.raises(ValueError, match="missing earlier; extra something_else"):
         CardRanker.load(path)
 
 
@@ -50,6 +50,7 @@ def test_features_read_the_signals() -> None:
     s = CardSignals(
         about={"card-003"},
         context={"card-027"},
+        earlier={"card-003"},
         bank={"card-027": 0.1},
         examples={"card-027": 0.8, "card-003": 0.5},
         lexical={"card-003": 0.2, "card-027": 0.6},
@@ -59,6 +60,7 @@ def test_features_read_the_signals() -> None:
     x = dict(zip(FEATURES, features(cards, s).T, strict=True))
     assert np.allclose(x["gap_rank"], [0.0, -0.1]) and np.allclose(x["gap_ex"], [-0.3, 0.0])
     assert list(x["about"]) == [1, 0] and list(x["context"]) == [0, 1]
+    assert list(x["earlier"]) == [1, 0]
     assert list(x["general_named"]) == [0, 1] and np.allclose(x["bank"], [0.0, 0.1])
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.agent.followup import follow_up_topic
+from app.agent.followup import follow_up_topic, previous_cards
 from app.agent.messages import CALM_LINE, ESCALATION
 from app.agent.nodes import refuse, respond, route
 from app.core.vocabulary import vocabulary
@@ -44,6 +44,44 @@ def test_a_question_that_names_something_new_starts_fresh() -> None:
     history = [{"question": "devo tomar a levotiroxina em jejum?", "citations": ["card-001"]}]
     mentions = vocabulary().find("e o omeprazol?")
     assert follow_up_topic("e o omeprazol?", mentions, history, vocabulary()) == ([], [])  # type: ignore[arg-type]
+
+
+def test_a_turn_that_named_only_a_condition_carries_the_medicine_before_it() -> None:
+    history = [
+        {"question": "tomo losartana de manhã", "citations": ["card-009"]},
+        {"question": "e a pressão alta, tem cura?", "citations": ["card-013"]},
+    ]
+    names, cards = follow_up_topic("e se eu esquecer?", [], history, vocabulary())  # type: ignore[arg-type]
+    assert [e.name for e in names] == ["losartana", "pressão alta"] and cards == ["card-013"]
+
+
+def test_a_condition_the_previous_answer_was_not_about_is_not_carried() -> None:
+    # the condition is incidental ("diabética"); the answer was about a heart attack's signs
+    question = "minha mae 70 anos diabetica ta com suor frio e enjoo, pode ser infarto?"
+    history = [{"question": question, "citations": ["card-018"]}]
+    cards_about = {"diabetes": {"card-003", "card-008"}, "infarto": {"card-018"}}
+
+    def about(entry):  # type: ignore[no-untyped-def]
+        return cards_about.get(entry.name, set())
+
+    asked = "levo ela de carro pro hospital?"
+    plain, _ = follow_up_topic(asked, [], history, vocabulary())  # type: ignore[arg-type]
+    assert [e.name for e in plain] == ["diabetes", "infarto"]
+    names, cards = follow_up_topic(asked, [], history, vocabulary(), about)  # type: ignore[arg-type]
+    assert [e.name for e in names] == ["infarto"] and cards == ["card-018"]
+    # a medicine carries whatever the previous answer cited
+    history = [{"question": "tomo losartana e sou diabética", "citations": ["card-009"]}]
+    names, _ = follow_up_topic("e se eu esquecer?", [], history, vocabulary(), about)  # type: ignore[arg-type]
+    assert [e.name for e in names] == ["losartana"]
+
+
+def test_previous_cards_are_those_of_the_latest_turn_that_cited() -> None:
+    assert previous_cards([]) == []
+    history = [
+        {"question": "a losartana é em jejum?", "citations": ["card-009"]},
+        {"question": "e o sal light?", "citations": []},
+    ]
+    assert previous_cards(history) == ["card-009"]  # type: ignore[arg-type]
 
 
 def test_respond_adds_one_calm_line_to_an_uncertain_reading() -> None:
