@@ -41,7 +41,7 @@ def main(argv: list[str] | None = None) -> int:
     log = logging.getLogger("ingest")
 
     try:
-        settings = Settings()
+        settings = Settings().for_ingest()
     except ValidationError as exc:
         log.error("invalid settings:\n%s", exc)
         return EXIT_FAILED

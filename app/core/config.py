@@ -61,6 +61,13 @@ class Settings(BaseSettings):
     chroma_host: str = "localhost"
     chroma_port: int = Field(default=8001, ge=1, le=65535)
     chroma_timeout_s: float = Field(default=10.0, gt=0)
+    chroma_ingest_timeout_s: float = Field(
+        default=30.0,
+        gt=0,
+        description="CHROMA_INGEST_TIMEOUT_S: per store call of an ingest, seconds. Its bulk "
+        "writes (5,000 rows a call, ~5 s on a quiet host) timed out at the serving calls' "
+        "CHROMA_TIMEOUT_S on a busy one; an ingest uses the larger of the two",
+    )
     chroma_retries: int = Field(default=2, ge=0, le=10)
     collection_prefix: str = "cards"
     ingest_lock_ttl_s: int = Field(default=60, ge=5)
@@ -217,6 +224,12 @@ class Settings(BaseSettings):
         if self.pipeline_threads:
             return self.pipeline_threads
         return 1 if self.generator == "extractive" else 16
+
+    def for_ingest(self) -> Settings:
+        """The same settings, with an ingest's store timeout: the larger of
+        CHROMA_INGEST_TIMEOUT_S and CHROMA_TIMEOUT_S."""
+        timeout_s = max(self.chroma_timeout_s, self.chroma_ingest_timeout_s)
+        return self.model_copy(update={"chroma_timeout_s": timeout_s})
 
     @property
     def cors_origin_list(self) -> list[str]:

@@ -19,9 +19,9 @@ pytestmark = [pytest.mark.server]
 
 
 def http_settings(server: ChromaServer, corpus: Path, timeout_s: float = 2) -> Settings:
-    """A 2 s timeout for the queries, so an outage is seen quickly; the ingest gets the
-    default (INGEST_TIMEOUT_S): one of its writes adds 5,000 rows, which took more than 2 s
-    on a busy CI host (a rehearsal failed on it)."""
+    """A 2 s timeout for the queries, so an outage is seen quickly; the ingest gets an
+    ingest's (Settings.for_ingest, CHROMA_INGEST_TIMEOUT_S): one of its writes adds 5,000
+    rows, which took more than 2 s on a busy CI host (a rehearsal failed on it)."""
     return Settings(
         _env_file=None,
         chroma_mode="http",
@@ -33,11 +33,8 @@ def http_settings(server: ChromaServer, corpus: Path, timeout_s: float = 2) -> S
     )
 
 
-INGEST_TIMEOUT_S = Settings.model_fields["chroma_timeout_s"].default
-
-
 def ingest(server: ChromaServer, corpus: Path) -> IngestReport:
-    settings = http_settings(server, corpus, INGEST_TIMEOUT_S)
+    settings = http_settings(server, corpus).for_ingest()
     return run_ingest(settings, FakeEmbedder(), IndexStore(settings), clean=True)
 
 

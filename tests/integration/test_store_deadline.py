@@ -139,3 +139,25 @@ def test_every_request_answers_within_request_deadline_s(
     finally:
         service.stop()
     assert max(timings) < 4, timings
+
+
+def test_an_ingest_waits_for_its_store_longer_than_a_served_request(
+    black_hole: int, tmp_path: Path
+) -> None:
+    """The same unanswered call: the served settings give up at CHROMA_TIMEOUT_S, an
+    ingest's (Settings.for_ingest) waits CHROMA_INGEST_TIMEOUT_S."""
+    import chromadb.api.client  # noqa: F401  (import time is not what is measured)
+
+    served = http_settings(
+        black_hole, tmp_path, chroma_timeout_s=0.3, chroma_ingest_timeout_s=1.5, chroma_retries=0
+    )
+    start = time.monotonic()
+    with pytest.raises(StoreUnavailableError):
+        IndexStore(served.for_ingest()).heartbeat()
+    ingest_took = time.monotonic() - start
+    assert ingest_took >= 1.5, f"the ingest gave up after {ingest_took:.2f} s, before 1.5 s"
+    start = time.monotonic()
+    with pytest.raises(StoreUnavailableError):
+        IndexStore(served).heartbeat()
+    served_took = time.monotonic() - start
+    assert served_took < ingest_took, (served_took, ingest_took)
