@@ -15,6 +15,7 @@ from app.agent.state import Turn
 from app.agent.tunables import ASKED_MIN_TERMS, FOLLOW_UP_WORDS
 from app.core.text import fold
 from app.core.vocabulary import Entry, Mention, Vocabulary
+from app.retrieval.coverage import CardLexiconCache
 
 _CONTINUATION = re.compile(
     r"^(?:e|mas|entao|tipo|ai|e se|e pra|e para|e no|e na|e quanto|e quando|e a|e o|e com|"
@@ -49,7 +50,9 @@ def follow_up_topic(
     about: Callable[[Entry], set[str]] | None = None,
 ) -> tuple[list[Entry], list[str]]:
     """For a follow-up that names nothing of its own ("e se eu tomar com café?"), the
-    covered names and cited cards of the latest earlier turn that had them."""
+    covered names and cited cards of the latest earlier turn that had them. `about` gives
+    a name's cards: with it, a condition or topic the cited cards are not about is left
+    behind (a medicine always carries)."""
     if not history or any(m.entry.kind == "medicine" and m.entry.covered for m in mentions):
         return [], []
     words = fold(query).split()
@@ -99,12 +102,16 @@ def follow_up_topic(
 
 
 def conversation(
-    query: str, mentions: list[Mention], history: list[Turn], vocabulary: Vocabulary, lexicons: Any
+    query: str,
+    mentions: list[Mention],
+    history: list[Turn],
+    vocabulary: Vocabulary,
+    lexicons: CardLexiconCache,
 ) -> tuple[list[Entry], list[str], list[str]]:
     """What a later turn takes from the ones before it: the names it carries and the cards
     the previous turn cited, as a follow-up's (`context`) or, for a turn not read as one
     (it names a medicine of its own, or is long), as `earlier` cards; nothing in a first
-    turn. `lexicons`: the card lexicon cache (app.retrieval.coverage.CardLexiconCache)."""
+    turn."""
     if not history:
         return [], [], []
     lexicon = lexicons.get()
