@@ -164,3 +164,14 @@ def test_low_mood_told_gets_where_to_find_help_first(service: Service) -> None:
     assert [c["id"] for c in body["citations"]][:1] == ["card-020"], body
     first = body["answer"].split("[cite:")[0]
     assert "CVV" in first and "procure ajuda" in first, body["answer"]
+
+def test_the_carried_medicine_is_not_a_part_of_its_own(service: Service) -> None:
+    """Before: the medicine a follow-up carries and the topic it names were answered as two
+    parts, and the metformina card's line on meals opened the answer on beer."""
+    first = "meu pai toma metformina no almoço e no jantar"
+    body = ask(service, first)
+    history = [{"question": first, "citations": [c["id"] for c in body["citations"]]}]
+    body = ask(service, "e uma cervejinha no churrasco de domingo, ele pode?", history)
+    assert [c["id"] for c in body["citations"]][:1] == ["card-032"], body
+    assert "refeições" not in body["answer"], body["answer"]
+    assert "beber" in body["answer"], body["answer"]

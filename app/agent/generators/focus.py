@@ -35,7 +35,8 @@ class Focus:
     about: set[str] = field(default_factory=set)
     need: str | None = None  # "stop" | "double" | "change" | "missed"
     about_of: dict[str, set[str]] = field(default_factory=dict)  # card -> names it is about
-    cards_of: dict[str, set[str]] = field(default_factory=dict)  # name -> cards about it
+    # name -> cards about it, for the names the question gives itself (not those carried)
+    cards_of: dict[str, set[str]] = field(default_factory=dict)
     foreign: set[str] = field(default_factory=set)  # cards about a medicine not asked about
     card_medicines: dict[str, set[str]] = field(default_factory=dict)  # card -> its medicines
     urgent: bool = False  # an emergency: the card's lines on what to do come first
@@ -174,10 +175,15 @@ def make_focus(state: AgentState, deps: AgentDeps) -> Focus:
     parents: list[ContextChunk] = state.get("parents", [])
     about_of: dict[str, set[str]] = {}
     cards_of: dict[str, set[str]] = {}
+    # A carried name is the conversation's, not a part of this question: "e no domingo ele
+    # pode tomar uma cervejinha?" after a metformina turn asks one thing, and as two parts
+    # (metformina, álcool) it opened with the metformina card's line on meals.
+    own = {m.entry.name for m in mentions if m.entry.covered}
     for entry in names:
         for card in lexicon.cards_for(entry)[0]:
             about_of.setdefault(card, set()).add(entry.name)
-            cards_of.setdefault(entry.name, set()).add(card)
+            if entry.name in own:
+                cards_of.setdefault(entry.name, set()).add(card)
     focus = Focus(
         names=names,
         about=set(state.get("about", set())),
