@@ -53,6 +53,7 @@ from app.core.text import fold
 from app.core.vocabulary import Entry, Mention
 from app.retrieval.coverage import CardLexicon
 from app.retrieval.models import ContextChunk
+from app.safety.conversation import assess_turn, earlier_texts
 from app.safety.pii import clean_question
 from app.safety.rules import rules
 
@@ -70,12 +71,10 @@ def screen(state: AgentState, runtime: Runtime[AgentDeps]) -> dict[str, Any]:
     topic = carried[0].display if carried else None
     if carried:
         search_query = f"{carried[0].name}: {search_query}"
-    # The emergency exemplars are embedded accent-folded and lower-cased, so the question
-    # is compared to them the same way: "NAO CONSIGO PUXAR O AR" embedded as typed sat at
-    # 0.31 from the nearest heart-attack exemplars, and at 0.59 folded.
-    # Retrieval reads the same folded vector unless a name was normalised: on the tuning
-    # half, folded and as-typed queries ranked the same (recall@1 0.914 both), and one
-    # text fewer to embed is ~2 ms of the ask.
+    # The emergency exemplars are embedded accent-folded and lower-cased, and so is the
+    # question: "NAO CONSIGO PUXAR O AR" as typed sat at 0.31 from the nearest heart-attack
+    # exemplars, folded at 0.59. Retrieval reads the same vector unless a name was normalised
+    # (on the tuning half both ranked the same, recall@1 0.914; one text fewer is ~2 ms).
     folded = fold(query)
     texts = [folded] if search_query == query else [folded, search_query]
     asked = what_is_asked(query, mentions)
@@ -83,12 +82,15 @@ def screen(state: AgentState, runtime: Runtime[AgentDeps]) -> dict[str, Any]:
     parts = parts if len(parts) >= 2 else []
     # one batched call: the question folded, as searched, what it asks, and its parts (a part
     # that names nothing is read with the message's first name: "e ele atrapalha o remédio
-    # da tireoide?" after "o omeprazol é antes do café?")
-    extra = ([asked] if asked else []) + [
-        fold(part_text(p, mentions, deps.vocabulary)) for p in parts
-    ]
-    vectors = deps.retriever.embedder.embed([*texts, *extra])
-    assessment = deps.detector.assess(state["question"], vectors[0])
+    # da tireoide?" after "o omeprazol é antes do café?"); then the earlier messages: a
+    # crisis told before is read again (app.safety.conversation)
+    read_parts = [fold(part_text(p, mentions, deps.vocabulary)) for p in parts]
+    extra = ([asked] if asked else []) + read_parts
+    earlier = earlier_texts(state.get("history", []))
+    embedded = deps.retriever.embedder.embed([*texts, *extra, *earlier])
+    vectors, before = embedded[: len(texts) + len(extra)], embedded[len(texts) + len(extra) :]
+    question, pairs = state["question"], list(zip(earlier, before, strict=True))
+    assessment = assess_turn(deps.detector, question, query, vectors[0], carried, pairs)
     # A follow-up names nothing of its own, so it is all "what is asked": retrieval reads it
     # with the carried name in front ("metformina: e se der dor de barriga?"), and the
     # sentences are chosen by the follow-up's own words (vectors[0]). With the name, the

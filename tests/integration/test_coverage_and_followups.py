@@ -165,6 +165,42 @@ def test_low_mood_told_gets_where_to_find_help_first(service: Service) -> None:
     first = body["answer"].split("[cite:")[0]
     assert "CVV" in first and "procure ajuda" in first, body["answer"]
 
+
+def test_a_crisis_told_earlier_keeps_the_escalation(service: Service) -> None:
+    """Before: a patient who had told of wanting to die got, on their next message read
+    alone, ordinary card lines and no CVV (a fresh author's conversation, 2026-12-07; this
+    wording is new). The earlier message is read again from the history, not trusted."""
+    first = "não quero mais viver, pensei em tomar a cartela inteira do meu remédio de dormir"
+    body = ask(service, first)
+    assert body["emergency"] == "self_harm", body
+    history = [{"question": first, "citations": [c["id"] for c in body["citations"]]}]
+    later = "o que eu faço com as caixas de remédio que tenho em casa?"
+    body = ask(service, later, history)
+    assert body["emergency"] == "self_harm", body
+    assert "CVV 188" in body["answer"], body["answer"]
+    assert {c["id"] for c in body["citations"]} <= {"card-020"}, body["citations"]
+    # the same message after an ordinary turn is an ordinary question
+    calm = [{"question": "onde guardo a insulina?", "citations": ["card-006"]}]
+    assert ask(service, later, calm)["emergency"] is None
+
+
+def test_stopping_the_conversations_medicine_is_answered_with_the_calm_line(
+    service: Service,
+) -> None:
+    """Before: "Então vou parar amanhã mesmo." after a question on Rivotril resembled the
+    self-harm exemplars and got the crisis message instead of the answer (a fresh author's
+    conversation, 2026-12-07; this wording is new). Read after the message before it, it is
+    about stopping the statin: no crisis message, the calm CVV line under the answer."""
+    first = "a sinvastatina tá me dando dor nas pernas"
+    body = ask(service, first)
+    history = [{"question": first, "citations": [c["id"] for c in body["citations"]]}]
+    body = ask(service, "então amanhã eu paro de vez", history)
+    assert body["emergency"] is None, body
+    assert body["uncertain"] == "self_harm", body
+    assert "Você não está sozinho" not in body["answer"], body["answer"]
+    assert body["answer"].rstrip().endswith("pelo 188."), body["answer"]
+
+
 def test_the_carried_medicine_is_not_a_part_of_its_own(service: Service) -> None:
     """Before: the medicine a follow-up carries and the topic it names were answered as two
     parts, and the metformina card's line on meals opened the answer on beer."""

@@ -1,0 +1,98 @@
+"""An emergency reading in a conversation: what the earlier turns change about this one.
+
+A message is read on its own by `EmergencyDetector.assess`. In a conversation two things
+change that reading:
+
+- **A crisis told earlier stays.** A patient who wrote "to pensando em tomar todos os meus
+  remedios de uma vez e acabar com isso" got the CVV message; their next message, "minha
+  irmã tá vindo pra cá agora. é melhor ela ficar com meus remédios guardados?", read alone,
+  got the antidepressant card's "Nunca pare de repente". An earlier message of the
+  conversation that reads as self-harm by its words (a concept or words of intent, not
+  resemblance alone) escalates every later turn that reads no emergency of its own.
+- **A follow-up on a medicine is read with the message before it.** "Então vou parar amanhã
+  mesmo." after a question on Rivotril resembles the self-harm exemplars ("vou acabar com
+  tudo amanhã") and got the crisis message instead of the answer on stopping clonazepam. A
+  self-harm reading by resemblance alone, without words of intent, death or harm to self,
+  in a turn that carries a medicine is read again after the message before it; when that
+  reads no emergency, the answer is given with the calm CVV line (never without it).
+
+The earlier messages come from the client (the API's `history`), so they are read again
+here, never trusted as a flag.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from app.core.text import fold
+from app.core.vocabulary import Entry
+from app.safety.emergency import Assessment, EmergencyDetector, self_harm_evidence
+from app.safety.pii import clean_question
+
+# A reading "by" these rests on the message's words, not on resemblance alone.
+WORDED = ("concept", "evidence")
+
+
+def earlier_texts(history: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The earlier messages as the detector reads them: personal data out, accent-folded."""
+    return [fold(clean_question(str(turn["question"]))) for turn in history]
+
+
+def assess_turn(
+    detector: EmergencyDetector,
+    question: str,
+    query: str,
+    vector: np.ndarray,
+    carried: list[Entry],
+    earlier: Sequence[tuple[str, np.ndarray]],
+) -> Assessment:
+    """This message's reading (`question` as typed, `query` with personal data out, `vector`
+    its folded embedding), given the earlier messages: (`earlier_texts`, vector) pairs."""
+    readings = [detector.rules(text, v) for text, v in earlier]
+    before = earlier[-1][0] if earlier else ""
+    own = detector.assess(question, vector)
+    return in_conversation(detector, own, query, carried, readings, before)
+
+
+def crisis_told(earlier: Sequence[Assessment]) -> bool:
+    """Whether an earlier message read as self-harm by its words."""
+    return any(a.kind == "self_harm" and a.signals.get("by") in WORDED for a in earlier)
+
+
+def in_conversation(
+    detector: EmergencyDetector,
+    assessment: Assessment,
+    question: str,
+    carried: list[Entry],
+    earlier: Sequence[Assessment],
+    before: str = "",
+) -> Assessment:
+    """This turn's reading given the conversation: `earlier` are the rules' readings of the
+    earlier messages (oldest first), `before` the message just before this one, `carried`
+    the names this follow-up carries."""
+    if assessment.kind is None and crisis_told(earlier):
+        return Assessment(
+            "self_harm",
+            "conversation",
+            {**assessment.signals, "by": "conversation"},
+        )
+    medicine = next((e for e in carried if e.kind == "medicine"), None)
+    if (
+        medicine is None
+        or assessment.kind != "self_harm"
+        or assessment.signals.get("by") != "neighbours"
+        or self_harm_evidence(fold(question))
+    ):
+        return assessment
+    # the message before it names the medicine, or leads to the one that does: "a
+    # sinvastatina tá me dando dor nas pernas. então amanhã eu paro de vez" (the entry's
+    # name alone, "estatinas: então amanhã eu paro de vez", still resembled the crisis)
+    in_context = f"{before} {fold(question)}".strip()
+    again = detector.rules(in_context)  # embedded here: a rare case, not every turn
+    if again.kind is not None:
+        return assessment
+    signals = {**assessment.signals, "by": "conversation", "read_with": medicine.name}
+    return Assessment(None, None, signals, uncertain="self_harm")
