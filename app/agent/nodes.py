@@ -86,11 +86,11 @@ def screen(state: AgentState, runtime: Runtime[AgentDeps]) -> dict[str, Any]:
     # crisis told before is read again (app.safety.conversation)
     read_parts = [fold(part_text(p, mentions, deps.vocabulary)) for p in parts]
     extra = ([asked] if asked else []) + read_parts
-    earlier = earlier_texts(state.get("history", []))
+    earlier, before = earlier_texts(state.get("history", []))
     embedded = deps.retriever.embedder.embed([*texts, *extra, *earlier])
-    vectors, before = embedded[: len(texts) + len(extra)], embedded[len(texts) + len(extra) :]
-    question, pairs = state["question"], list(zip(earlier, before, strict=True))
-    assessment = assess_turn(deps.detector, question, query, vectors[0], carried, pairs)
+    vectors, read = embedded[: len(texts) + len(extra)], embedded[len(texts) + len(extra) :]
+    question, pairs = state["question"], list(zip(earlier, read, strict=True))
+    assessment = assess_turn(deps.detector, question, query, vectors[0], carried, pairs, before)
     # A follow-up names nothing of its own, so it is all "what is asked": retrieval reads it
     # with the carried name in front ("metformina: e se der dor de barriga?"), and the
     # sentences are chosen by the follow-up's own words (vectors[0]). With the name, the

@@ -29,6 +29,7 @@ import numpy as np
 
 from app.core.text import fold
 from app.core.vocabulary import Entry
+from app.safety.concepts import C, concept_hits
 from app.safety.emergency import Assessment, EmergencyDetector, self_harm_evidence
 from app.safety.pii import clean_question
 
@@ -36,9 +37,19 @@ from app.safety.pii import clean_question
 WORDED = ("concept", "evidence")
 
 
-def earlier_texts(history: Sequence[Mapping[str, Any]]) -> list[str]:
-    """The earlier messages as the detector reads them: personal data out, accent-folded."""
-    return [fold(clean_question(str(turn["question"]))) for turn in history]
+def worded(folded: str) -> bool:
+    """Whether a message may read as self-harm by its words: a self-harm concept or words of
+    intent, death or harm to self. Only such a message can tell a crisis (`crisis_told`)."""
+    literal = C.FIGURATIVE.sub(" ", folded)
+    return self_harm_evidence(folded) or any(k == "self_harm" for k, _ in concept_hits(literal))
+
+
+def earlier_texts(history: Sequence[Mapping[str, Any]]) -> tuple[list[str], str]:
+    """The earlier messages as the detector reads them (personal data out, accent-folded):
+    those that may tell a crisis in words, to be embedded and read, and the one just before
+    this turn. Most follow-ups have none to read, so they embed nothing more."""
+    texts = [fold(clean_question(str(turn["question"]))) for turn in history]
+    return [t for t in texts if worded(t)], texts[-1] if texts else ""
 
 
 def assess_turn(
@@ -48,11 +59,12 @@ def assess_turn(
     vector: np.ndarray,
     carried: list[Entry],
     earlier: Sequence[tuple[str, np.ndarray]],
+    before: str = "",
 ) -> Assessment:
     """This message's reading (`question` as typed, `query` with personal data out, `vector`
-    its folded embedding), given the earlier messages: (`earlier_texts`, vector) pairs."""
+    its folded embedding), given the earlier messages that may tell a crisis, as (text,
+    vector) pairs, and the message just before it (both from `earlier_texts`)."""
     readings = [detector.rules(text, v) for text, v in earlier]
-    before = earlier[-1][0] if earlier else ""
     own = detector.assess(question, vector)
     return in_conversation(detector, own, query, carried, readings, before)
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any, cast
 
 from app.core.vocabulary import Entry, vocabulary
-from app.safety.conversation import crisis_told, in_conversation
+from app.safety.conversation import crisis_told, earlier_texts, in_conversation
 from app.safety.emergency import Assessment, EmergencyDetector
 
 
@@ -101,3 +101,17 @@ def test_without_a_carried_medicine_the_reading_stands() -> None:
     assert got is RESEMBLED and rules.read == []
     worded, rules = read(WORDED, "chega, hoje é o último dia", [medicine("enalapril")])
     assert worded is WORDED and rules.read == []
+
+
+def test_only_messages_with_words_of_a_crisis_are_read_again() -> None:
+    """Reading an earlier message costs an embedding; one that cannot read as self-harm by
+    its words (no self-harm concept, no words of intent) could never tell a crisis."""
+    history = [
+        {"question": "onde guardo a insulina?", "citations": []},
+        {"question": "não quero mais viver, pensei em tomar a cartela inteira", "citations": []},
+        {"question": "e se eu esquecer uma dose?", "citations": []},
+    ]
+    read, before = earlier_texts(history)
+    assert read == ["nao quero mais viver, pensei em tomar a cartela inteira"]
+    assert before == "e se eu esquecer uma dose?"
+    assert earlier_texts([]) == ([], "")
