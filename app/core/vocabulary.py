@@ -73,6 +73,12 @@ class Mention:
     span: tuple[int, int] = (0, 0)  # character offsets in the question
 
 
+def _describes(before: str, word: str) -> bool:
+    """An aspect's word that describes something else: "tosse de cachorro" (a barking cough),
+    and "do cão" after a feeling, the intensifier ("uma insônia do cão", "um calor do cão")."""
+    return before == "de" or (before == "do" and word == "cao")
+
+
 def _tokens(text: str) -> list[tuple[str, int, int]]:
     """(folded word, start, end) of each word of `text`."""
     return [(fold(m.group()), m.start(), m.end()) for m in _WORD.finditer(text)]
@@ -154,7 +160,7 @@ class Vocabulary:
                 )
                 if best:
                     entry = self._single[best[0]]
-            if entry and entry.kind == "aspect" and i and words[i - 1] == "de":
+            if entry and entry.kind == "aspect" and i and _describes(words[i - 1], word):
                 entry = None  # describes something else: "tosse de cachorro" is a barking cough
             if entry:
                 found.append(Mention(entry, word, i, i + 1, exact, tokens[i][1:]))

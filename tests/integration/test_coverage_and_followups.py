@@ -35,6 +35,12 @@ def test_a_word_that_describes_something_else_is_no_aspect(service: Service) -> 
     body = ask(service, "to com tosse de cachorro desde que comecei o enalapril")
     assert [c["id"] for c in body["citations"]][:1] == ["card-012"], body
     assert "tosse seca" in body["answer"], body["answer"]
+    # "do cão" says how bad it is (a fresh author's "insonia do cão" on escitalopram was
+    # refused as "uso em animais")
+    body = ask(service, "tô com uma dor de cabeça do cão desde que comecei o anlodipino, é normal?")
+    assert not body["refused"] and body["uncovered_terms"] == [], body
+    assert [c["id"] for c in body["citations"]][:1] == ["card-010"], body
+    assert "dor de cabeça" in body["answer"].split("[cite:")[0], body["answer"]
 
 
 def test_a_nameless_turn_keeps_the_conversations_medicine(service: Service) -> None:
@@ -164,6 +170,19 @@ def test_low_mood_told_gets_where_to_find_help_first(service: Service) -> None:
     assert [c["id"] for c in body["citations"]][:1] == ["card-020"], body
     first = body["answer"].split("[cite:")[0]
     assert "CVV" in first and "procure ajuda" in first, body["answer"]
+
+
+def test_distress_over_a_medicine_gets_its_answer_not_an_unrelated_emergency_line(
+    service: Service,
+) -> None:
+    """Before: "Tô desesperada" (read as low mood) lifted every line that names a service, and
+    a fresh author's pregnant patient on losartana read first of very high pressure and SAMU.
+    The lift is for where to find help for the mood (CVV), only."""
+    body = ask(service, "tô desesperada, descobri que tô grávida e tomo sinvastatina. paro hoje?")
+    assert body["emergency"] is None, body
+    assert [c["id"] for c in body["citations"]][:1] == ["card-037"], body
+    first = body["answer"].split("[cite:")[0]
+    assert "SAMU" not in first and "gravidez" in first, body["answer"]
 
 
 def test_a_crisis_told_earlier_keeps_the_escalation(service: Service) -> None:

@@ -34,6 +34,8 @@ _GET_HELP = re.compile(
     r"ligue|atendimento imediato|imediatamente)\b"
 )
 
+_MOOD_HELP = re.compile(r"\b(?:cvv|188|saude mental|caps)\b")
+
 
 @lru_cache(maxsize=1 << 12)
 def _quotable(text: str) -> tuple[tuple[int, int, str], ...]:
@@ -159,9 +161,14 @@ class ExtractiveGenerator:
             if pool is focus.pool and q is focus.question and focus.scored_with is self.scorer
             else self.score(q, pool)
         )
-        if focus.urgent or focus.low_mood:
+        if focus.urgent:
             help_lines = np.array([bool(_GET_HELP.search(fold(c.text))) for c in pool])
-            scores = scores + (LOW_MOOD_BONUS if focus.low_mood else URGENT_BONUS) * help_lines
+            scores = scores + URGENT_BONUS * help_lines
+        if focus.low_mood:
+            # where to find help for the mood (CVV), not any line that names a service: "tô
+            # desesperada, paro a losartana?" opened with SAMU for very high pressure
+            mood_help = np.array([bool(_MOOD_HELP.search(fold(c.text))) for c in pool])
+            scores = scores + LOW_MOOD_BONUS * mood_help
         for c, p in zip(pool, scores, strict=True):
             c.score = float(p)
         eligible = [self._eligible(c, focus) for c in pool]

@@ -126,4 +126,15 @@ def test_an_aspect_is_matched_exactly_and_not_when_it_describes_something_else()
     kinds = lambda q: [m.entry.name for m in vocabulary().find(q) if m.entry.kind == "aspect"]  # noqa: E731
     assert kinds("posso dar losartana pro meu gato?") == ["uso em animais"]
     assert kinds("to com tosse de cachorro desde o enalapril") == []  # a barking cough
+    assert kinds("comecei escitalopram e to com uma insonia do cão") == []  # an intensifier
+    assert kinds("posso dar dipirona pro cão?") == ["uso em animais"]
     assert kinds("vitamina d em gotinha") == []  # not "gatinha"
+
+
+def test_a_follow_up_names_its_topic_with_the_right_article() -> None:
+    """A follow-up reads "Sobre o diabetes:", never "Sobre os diabetes:" (a fresh author)."""
+    shown = {e.name: e.display for e in vocabulary().covered_entries()}
+    assert shown["diabetes"] == "o diabetes"
+    assert shown["tireoide"] == "a tireoide"
+    assert shown["gravidez"] == "a gravidez"
+    assert shown["levotiroxina"] == "a levotiroxina"
