@@ -104,6 +104,9 @@ URGENT_BONUS = 0.3
 LOW_MOOD_BONUS = 1.0
 """Told low mood: added to the P(answers) of a line on where to get help, so it leads."""
 
+MISSED_BONUS = 1.0
+"""A dose missed: added to the P(answers) of the lines on a missed dose, so one leads."""
+
 # --- The language model (app.agent.generators.openai) -------------------------------------
 
 REQUEST_MARGIN_S = 4.0

@@ -56,6 +56,21 @@ def test_a_nameless_turn_keeps_the_conversations_medicine(service: Service) -> N
     assert "toranja" in body["answer"], body["answer"]
 
 
+def test_a_missed_dose_follow_up_opens_with_the_missed_dose_rule(service: Service) -> None:
+    """Before: the metformina card ranked first for the carried medicine, its lines on meals
+    opened the answer and "Nunca tome dose dobrada" came last (fresh authors' follow-ups)."""
+    first = "minha mãe toma metformina, é junto com a comida?"
+    body = ask(service, first)
+    history = [{"question": first, "citations": [c["id"] for c in body["citations"]]}]
+    body = ask(service, "e se ela esquecer a do jantar?", history)
+    assert [c["id"] for c in body["citations"]][:1] == ["card-027"], body
+    assert "assim que lembrar" in body["answer"].split("[cite:")[0], body["answer"]
+    # how to remember is not a missed dose: no "do not double" line is added to it (before:
+    # "Não parta o comprimido nem dobre a dose por conta própria" came second)
+    body = ask(service, "tem algum truque pra eu não esquecer os remédios de manhã?")
+    assert "dobr" not in body["answer"], body["answer"]  # "dobre a dose", "dose dobrada"
+
+
 @pytest.mark.parametrize(
     ("first", "follow_up", "card", "line"),
     [

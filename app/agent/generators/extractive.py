@@ -15,13 +15,14 @@ from app.agent.generators.draft import Draft
 from app.agent.generators.focus import (
     Focus,
     mentions_name,
+    missed_dose,
     names_a_medicine_of,
     names_other_medicine,
 )
 from app.agent.generators.guidance import is_guidance, portable_guidance, speaks_to_stop
 from app.agent.scorer import Candidate, Question, SentenceScorer, features, load_scorer
 from app.agent.sentence_labels import numbered, sentence_labels
-from app.agent.tunables import LOW_MOOD_BONUS, MAX_SENTENCES, URGENT_BONUS
+from app.agent.tunables import LOW_MOOD_BONUS, MAX_SENTENCES, MISSED_BONUS, URGENT_BONUS
 from app.agent.vectors import SentenceVectors
 from app.core.config import Settings
 from app.core.text import fold
@@ -35,6 +36,32 @@ _GET_HELP = re.compile(
 )
 
 _MOOD_HELP = re.compile(r"\b(?:cvv|188|saude mental|caps)\b")
+
+
+def _missed_lead(
+    q: Question, pool: list[Candidate], eligible: list[bool], focus: Focus
+) -> np.ndarray:
+    """A dose missed ("e se ele esquecer a do almoço?"): the cards' lines on a missed dose
+    (labelled `dose_esquecida`, kb/sentences.yaml) lead, when one may speak. In a follow-up
+    the carried medicine's card ranked first, and its lines on meals opened the answer while
+    "Nunca tome dose dobrada para compensar" came last."""
+    out = np.zeros(len(pool))
+    if focus.need not in ("missed", "double") or not missed_dose(q.text):
+        return out
+    asked = {e.name for e in focus.names}
+    marked = np.array(
+        [
+            c.label is not None
+            and "dose_esquecida" in c.label.intents
+            # a medicine's own rule only for that medicine: not warfarin's "informe no dia
+            # do exame" for a weekly osteoporosis pill
+            and (not focus.card_medicines.get(c.card) or bool(focus.card_medicines[c.card] & asked))
+            for c in pool
+        ]
+    )
+    if not any(m and ok for m, ok in zip(marked, eligible, strict=True)):
+        return out
+    return MISSED_BONUS * marked
 
 
 @lru_cache(maxsize=1 << 12)
@@ -169,9 +196,10 @@ class ExtractiveGenerator:
             # desesperada, paro a losartana?" opened with SAMU for very high pressure
             mood_help = np.array([bool(_MOOD_HELP.search(fold(c.text))) for c in pool])
             scores = scores + LOW_MOOD_BONUS * mood_help
+        eligible = [self._eligible(c, focus) for c in pool]
+        scores = scores + _missed_lead(q, pool, eligible, focus)
         for c, p in zip(pool, scores, strict=True):
             c.score = float(p)
-        eligible = [self._eligible(c, focus) for c in pool]
         parts = [Part(cq.text, self.score(cq, pool)) for cq in focus.clauses]
         if len(parts) < 2:
             parts = self._name_parts(focus, scores)

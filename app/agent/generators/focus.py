@@ -78,9 +78,28 @@ _NEEDS = {
     "change": rf"\b{_ASK}\s+(?:\w+\s+){{0,2}}?(?:aumentar|diminuir|reduzir|trocar|mudar|{_CUT_PILL}|partir|"
     r"baixar|subir)\b|\b(?:aument|diminu|reduz|baix|sub)\w* (?:a|essa|minha) dose\b|"
     r"\btomar (?:mais|menos) (?:remedio|comprimido|dose)\b|\bmeio comprimido\b",
-    "missed": r"\b(?:esqueci|esquecer|esqueceu|esquece|pulei|perdi a hora|nao tomei|"
-    r"deixei de tomar)\b",
 }
+
+# A dose missed (an event: "esqueci a metformina do almoço", "e se ele esquecer a da noite?"),
+# not how to remember ("dicas pra não esquecer", "sempre esqueço a bombinha"), nor something
+# left somewhere ("esqueci a insulina fora da geladeira", "esqueci de marcar o dia").
+_MISSED = re.compile(
+    r"\besquec\w* de (?:tomar|aplicar|usar|dar|toma-l\w+)\b|\b(?:esqueci|esqueceu|esquecemos)\b(?! de)|"
+    r"\bse (?:\w+ )?(?:esquecer|esquece)\b|\bcaso (?:\w+ )?esque[cç]a\b|"
+    r"\b(?:pulei|pulou|nao tomei|nao tomou|deixei de tomar|deixou de tomar|perdi a hora|perdeu a hora)\b"
+)
+_REMEMBERING = re.compile(
+    r"\bnao (?:me |se |nos )?esquec\w*|\bsem esquecer\b|\b(?:vivo|vive|vivem|ando|anda) esquecendo\b|"
+    r"\bsempre esquec\w*|\b(?:dica|truque|jeito|estrategia)s? (?:\w+ ){0,3}(?:lembrar|esquecer)\b|"
+    r"\besquece (?:os|o|a|as|meus|seus) remedio|\besquece (?:direto|muito|toda hora|sempre)\b|"
+    r"\besquec\w* (?:\w+ ){0,4}?(?:fora da geladeira|no carro|no sol|na bolsa|aberta|aberto)\b"
+)
+
+
+def missed_dose(question: str) -> bool:
+    """Whether the question is about a dose missed (the cards' missed-dose rule answers it)."""
+    folded = fold(question)
+    return bool(_MISSED.search(folded)) and not _REMEMBERING.search(folded)
 
 
 def need_of(question: str) -> str | None:
@@ -88,7 +107,7 @@ def need_of(question: str) -> str | None:
     for need, pattern in _NEEDS.items():
         if re.search(pattern, folded):
             return need
-    return None
+    return "missed" if missed_dose(question) else None
 
 
 def mentions_name(sentence: str, names: list[Entry]) -> bool:

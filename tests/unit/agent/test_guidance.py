@@ -17,6 +17,14 @@ from app.agent.generators import need_of, portable_guidance, speaks_to_stop
         # the food, not the medicine
         ("tomo varfarina e adoro couve, vou ter que cortar?", None),
         ("preciso cortar a salada por causa do marevan?", None),
+        # a dose missed, not how to remember nor something left somewhere
+        ("e se ela esquecer a da noite?", "missed"),
+        ("esqueci o remédio da pressão ontem, e agora?", "missed"),
+        ("caso ele esqueça a dose, faz o quê?", "missed"),
+        ("tem algum truque pra não esquecer os remédios?", None),
+        ("vivo esquecendo a bombinha, alguma ideia?", None),
+        ("esqueci a caneta de insulina no carro ontem", None),
+        ("esqueci de avisar o médico que tomo chá", None),
     ],
 )
 def test_need_of(question: str, need: str | None) -> None:
