@@ -65,6 +65,7 @@ def test_a_missed_dose_follow_up_opens_with_the_missed_dose_rule(service: Servic
     body = ask(service, "e se ela esquecer a do jantar?", history)
     assert [c["id"] for c in body["citations"]][:1] == ["card-027"], body
     assert "assim que lembrar" in body["answer"].split("[cite:")[0], body["answer"]
+    assert "perto do horário da próxima" in body["answer"], body["answer"]  # and its exception
     # how to remember is not a missed dose: no "do not double" line is added to it (before:
     # "Não parta o comprimido nem dobre a dose por conta própria" came second)
     body = ask(service, "tem algum truque pra eu não esquecer os remédios de manhã?")

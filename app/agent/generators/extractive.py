@@ -64,6 +64,21 @@ def _missed_lead(
     return MISSED_BONUS * marked
 
 
+def _with_exceptions(pool: list[Candidate], scores: np.ndarray, lifted: np.ndarray) -> np.ndarray:
+    """A lifted line that qualifies another lifted one ("Se já estiver perto do horário da
+    próxima, pule a dose esquecida" needs "tomá-la assim que lembrar") scores just below it,
+    so the rule is not quoted without its exception."""
+    if not lifted.any():
+        return scores
+    out = scores.copy()
+    at = {c.sid: i for i, c in enumerate(pool)}
+    for i, c in enumerate(pool):
+        j = at.get(c.needs or "")
+        if lifted[i] and j is not None and lifted[j]:
+            out[i] = max(out[i], scores[j] - 0.01)
+    return out
+
+
 @lru_cache(maxsize=1 << 12)
 def _quotable(text: str) -> tuple[tuple[int, int, str], ...]:
     """(number, paragraph, sentence) of each sentence of a card that may be quoted: planted
@@ -197,7 +212,8 @@ class ExtractiveGenerator:
             mood_help = np.array([bool(_MOOD_HELP.search(fold(c.text))) for c in pool])
             scores = scores + LOW_MOOD_BONUS * mood_help
         eligible = [self._eligible(c, focus) for c in pool]
-        scores = scores + _missed_lead(q, pool, eligible, focus)
+        lifted = _missed_lead(q, pool, eligible, focus)
+        scores = _with_exceptions(pool, scores + lifted, lifted)
         for c, p in zip(pool, scores, strict=True):
             c.score = float(p)
         parts = [Part(cq.text, self.score(cq, pool)) for cq in focus.clauses]
