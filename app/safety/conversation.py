@@ -34,7 +34,7 @@ from app.safety.emergency import Assessment, EmergencyDetector, self_harm_eviden
 from app.safety.pii import clean_question
 
 # A reading "by" these rests on the message's words, not on resemblance alone.
-WORDED = ("concept", "evidence")
+BY_WORDS = ("concept", "evidence")
 
 
 def worded(folded: str) -> bool:
@@ -71,7 +71,7 @@ def assess_turn(
 
 def crisis_told(earlier: Sequence[Assessment]) -> bool:
     """Whether an earlier message read as self-harm by its words."""
-    return any(a.kind == "self_harm" and a.signals.get("by") in WORDED for a in earlier)
+    return any(a.kind == "self_harm" and a.signals.get("by") in BY_WORDS for a in earlier)
 
 
 def in_conversation(

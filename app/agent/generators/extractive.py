@@ -46,7 +46,8 @@ def _missed_lead(
     the carried medicine's card ranked first, and its lines on meals opened the answer while
     "Nunca tome dose dobrada para compensar" came last."""
     out = np.zeros(len(pool))
-    if focus.need not in ("missed", "double") or not missed_dose(q.text):
+    # need_of already read "missed" with missed_dose; "tomo dois pra compensar?" is "double"
+    if not (focus.need == "missed" or (focus.need == "double" and missed_dose(q.text))):
         return out
     asked = {e.name for e in focus.names}
     marked = np.array(
