@@ -239,7 +239,9 @@ def quality_report(
                     "golden": [
                         r for r in golden if r["split"] == split and r["kind"] != "out_of_scope"
                     ],
-                    "sentences": [r for r in sentences if r["split"] == split],
+                    "sentences": [
+                        r for r in sentences if r["split"] == split and not r["expect_emergency"]
+                    ],
                     "conversations": [
                         r
                         for r in with_history

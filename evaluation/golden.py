@@ -91,6 +91,9 @@ class SentenceCase(BaseModel):
     question: str
     gold_sentences: list[str]
     split: Split
+    # the message tells of an emergency now (marked after a blind clinical triage,
+    # docs/safety.md): left out of the ordinary questions escalated
+    emergency: KindName | None = None
 
     @model_validator(mode="after")
     def _consistent(self) -> SentenceCase:

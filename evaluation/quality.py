@@ -195,6 +195,7 @@ def ask_sentences(agent: Agent, cases: list[SentenceCase]) -> list[dict[str, Any
                 "lines": len(lines),
                 "holds_line": any(answers(line) for line in lines),
                 "emergency": state.get("emergency"),
+                "expect_emergency": case.emergency,
                 "opens_with_line": bool(lines) and answers(lines[0]),
             }
         )

@@ -182,9 +182,8 @@ def overrules(
     author's, s8) into a calm line. The service and the training share it."""
     if kind not in VETOED or p["none"] < veto:
         return False
-    return not (
-        subkind in TIME_CRITICAL and signals.get("by") == "concept" and signals.get("present_cue")
-    )
+    now = signals.get("present_with_signs", signals.get("present_cue"))
+    return not (subkind in TIME_CRITICAL and signals.get("by") == "concept" and now)
 
 
 def own_reading(p: dict[str, float], level: float | None) -> str | None:

@@ -43,7 +43,9 @@ from app.safety.reading import (
     _first_person,
     _read_not_felt,
     lethality,
+    present_with_signs,
     self_harm_evidence,
+    swallowed_none,
 )
 
 __all__ = [
@@ -253,6 +255,7 @@ class EmergencyDetector:
             "concepts": sorted({f"{k}:{s}" for k, s in hits}),
             "informational_cue": informational,
             "present_cue": present,
+            "present_with_signs": present_with_signs(folded, literal, present),
             "negated_sign": negated,
             "resolved_cue": bool(C.RESOLVED.search(folded)),
             "habitual_cue": bool(C.HABITUAL.search(folded)),
@@ -299,7 +302,8 @@ class EmergencyDetector:
             and not medical
         )
         signals["own_double_well"] = own_double
-        if poison and event and not own_double:
+        signals["swallowed_none"] = none = swallowed_none(folded)
+        if poison and event and not own_double and not none:
             return Assessment("poisoning", "poisoning", {**signals, "by": "concept"})
         if medical and event and not (negated and not present):
             return Assessment("medical", medical[0], {**signals, "by": "concept"})

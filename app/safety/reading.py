@@ -50,11 +50,24 @@ def _present_with_signs(folded: str, spans: list[tuple[int, int]]) -> bool:
     return any(lo <= m.start() < hi for m in C.PRESENT.finditer(unwell) for lo, hi in with_signs)
 
 
-def _all_hypothetical(folded: str, spans: list[tuple[int, int]]) -> bool:
-    """Whether every sign sits inside a hypothetical clause."""
+def _told_now(folded: str) -> bool:
+    """Whether a clause with "agora" (or "neste momento") tells of a state or of something
+    done: "e agora engoliu cinco", "agora ela tá vomitando"; not "onde guardo agora?"."""
+    for lo, hi in _clauses(folded):
+        clause = folded[lo:hi]
+        rest = C.URGENT.sub(" ", clause)
+        if rest != clause and (C.SIMPLE_PAST.search(rest) or C.STATE.search(rest)):
+            return True
+    return False
+
+
+def _all_hypothetical(
+    folded: str, spans: list[tuple[int, int]], cue: re.Pattern[str] = C.HYPOTHETICAL
+) -> bool:
+    """Whether every sign sits inside a hypothetical clause (or one of another `cue`)."""
     if not spans:
         return False
-    clauses = [m.span() for m in C.HYPOTHETICAL.finditer(folded)]
+    clauses = [m.span() for m in cue.finditer(folded)]
     return bool(clauses) and all(any(lo <= a < hi for lo, hi in clauses) for a, _ in spans)
 
 
@@ -62,7 +75,9 @@ def _cues(folded: str, literal: str) -> tuple[list[tuple[str, str]], bool, bool,
     """(concept hits, informational, present, general question, every sign hypothetical,
     self-harm words that are not the writer's intent now)."""
     hits = concept_hits(literal)
-    spans = concept_spans(literal) if hits else []
+    denied, denied_spans = _denied(literal)
+    hits = [h for h in hits if h not in denied]
+    spans = [s for s in concept_spans(literal) if s not in denied_spans] if hits else []
     informational = bool(
         C.INFORMATIONAL.search(folded)
         or C.INFORMATIONAL_MORE.search(folded)
@@ -82,7 +97,10 @@ def _cues(folded: str, literal: str) -> tuple[list[tuple[str, str]], bool, bool,
         and set(hits) <= {(k, sub) for k, sub, _, _ in _matches(literal)}
         and C.PAST.search(folded)
         and _past_covers_signs(folded, spans)
-        and not C.URGENT.search(folded)
+        # "agora" counts where it tells of something ("e agora engoliu cinco"), not where it
+        # asks ("onde guardo os remédios agora?")
+        and not C.CRY.search(folded)
+        and not _told_now(folded)
         and not C.RECUR.search(folded)
         and not _present_with_signs(folded, spans)
     ):
@@ -116,6 +134,15 @@ def _cues(folded: str, literal: str) -> tuple[list[tuple[str, str]], bool, bool,
         present = bool(
             re.search(r"(?<!pronto-)(?<!pronto )\bsocorro\b|\burgente\b|\bme ajud", folded)
         )
+    if (
+        hits
+        and all(kind != "self_harm" for kind, _ in hits)
+        and _all_hypothetical(folded, spans, C.WHEN_HABITUAL)
+        and not C.CRY.search(folded)
+    ):
+        # every sign in a "quando / sempre que" clause: a habit ("uso a bombinha só quando tô
+        # com falta de ar"), not an event now
+        informational, present = True, False
     if C.CHRONIC.search(folded) and not present:
         hits = [h for h in hits if h[0] != "medical"]
     not_own = _not_own_intent(folded, literal)
@@ -124,6 +151,33 @@ def _cues(folded: str, literal: str) -> tuple[list[tuple[str, str]], bool, bool,
         hits = [("self_harm", "topic") if k == "self_harm" else (k, s) for k, s in hits]
         informational = True
     return hits, informational, present, bool(generic), hypothetical, not_own
+
+
+def _denied(literal: str) -> tuple[set[tuple[str, str]], set[tuple[int, int]]]:
+    """The medical signs every mention of which is denied ("tornozelo inchado, sem falta de
+    ar"), and their spans: such a sign is not read. Never a self-harm or poisoning one."""
+    spans: dict[tuple[str, str], list[tuple[int, int]]] = {}
+    for kind, sub, a, b in _matches(literal):
+        if kind == "medical":
+            spans.setdefault((kind, sub), []).append((a, b))
+    hits = {
+        h
+        for h, where in spans.items()
+        if all(C.DENIED_BEFORE.search(literal[:a]) for a, _ in where)
+    }
+    return hits, {s for h in hits for s in spans[h]}
+
+
+def present_with_signs(folded: str, literal: str, present: bool) -> bool:
+    """Whether a present cue is about the signs: a cry for help anywhere, a present cue in a
+    clause with a sign, or a present cue in a message that tells nothing in the past. "Tive a
+    boca inchada pelo enalapril há 3 anos. Agora um médico novo quer me passar de novo": the
+    "agora" is about the prescription, not the swelling."""
+    if not present:
+        return False
+    if C.CRY.search(folded) or not C.PAST.search(folded):
+        return True
+    return _present_with_signs(folded, concept_spans(literal))
 
 
 def _not_own_intent(folded: str, literal: str) -> bool:
@@ -157,6 +211,12 @@ def _read_not_felt(folded: str, literal: str) -> bool:
             for m in rx.finditer(literal)
         )
     )
+
+
+def swallowed_none(folded: str) -> bool:
+    """Nothing was swallowed, with no doubt about it: a child who handled a blister pack and
+    "não engoliu nada", "contei e não faltava nenhum" (never "acho que não engoliu")."""
+    return bool(C.NOT_INGESTED.search(folded) and not C.INGESTION_DOUBT.search(folded))
 
 
 def lethality(folded: str) -> bool:

@@ -370,3 +370,55 @@ def test_fresh_authors_false_alarms_in_other_words(
     detector: EmergencyDetector, question: str
 ) -> None:
     assert detector.assess(question).kind is None
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        # nothing swallowed, with no doubt about it
+        "a netinha mexeu na caixa do losartana mas nao chegou a tirar nenhum, onde eu deixo?",
+        "o menino rasgou a caixa do remedio da avó, contei e nao faltava nenhuma capsula",
+        "minha filha pegou o vidro de xarope, ainda bem que nao abriu, como guardo?",
+        # a rescue medicine used as told, a habit
+        "so uso o salbutamol quando to com chiado no peito, e isso mesmo?",
+        "toda vez que sinto falta de ar subindo escada eu uso a bombinha, pode?",
+        # a sign denied beside an ordinary one
+        "a perna ta um pouco inchada com o anlodipino, nao tenho falta de ar, normal?",
+        # an old episode, over, asked about now; "agora" is about the storage
+        "ano passado meu sobrinho engoliu uma pilula minha, levamos no posto e nao deu nada. "
+        "onde guardo agora?",
+        # one extra tablet of one's own ordinary medicine, well
+        "tomei 2 comprimidos de losartana hoje cedo sem querer, to bem hoje, tem problema?",
+    ],
+)
+def test_seventh_sets_false_alarms_in_other_words(
+    detector: EmergencyDetector, question: str
+) -> None:
+    assert detector.assess(question).kind is None
+
+
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        # the look-alikes of the above that are emergencies now
+        (
+            "minha filha pegou o vidro de xarope, acho que nao abriu mas ta com a boca melada",
+            "poisoning",
+        ),
+        ("to com falta de ar agora e a bombinha nao ta resolvendo, to ficando roxo", "medical"),
+        ("sem dor no peito, mas ta com a boca torta e o braço nao mexe", "medical"),
+        ("socorro, meu filho engoliu os comprimidos da cartela toda", "poisoning"),
+        (
+            "ano passado meu filho engoliu um comprimido, foi tudo bem, e agora engoliu cinco",
+            "poisoning",
+        ),
+        (
+            "o bebe pegou a cartela, nao engoliu nada eu acho, mas ta com pedaço na boca",
+            "poisoning",
+        ),
+    ],
+)
+def test_seventh_sets_look_alikes_still_escalate(
+    detector: EmergencyDetector, question: str, kind: str
+) -> None:
+    assert detector.assess(question).kind == kind

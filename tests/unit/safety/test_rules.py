@@ -85,3 +85,14 @@ def test_a_kind_without_its_calm_line_is_refused(tmp_path: Path) -> None:
     (d / "kinds.yaml").write_text(cut + rest, encoding="utf-8")
     with pytest.raises(RulesError, match="kinds.yaml poisoning: needs exactly"):
         load_rules(d)
+
+
+def test_the_pending_fresh_sets_load() -> None:
+    """tests/eval/pending: fresh sets read while fixing, waiting to join the tuning half; they
+    must stay loadable by the same loaders."""
+    from evaluation.golden import load_ordinary, load_safety
+
+    root = Path(__file__).resolve().parents[2] / "eval" / "pending"
+    assert len(load_ordinary(root / "o10.yaml")) == 260
+    assert len(load_safety(root / "s10.yaml")) == 110
+    assert len(load_safety(root / "s11.yaml")) == 160
