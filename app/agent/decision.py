@@ -30,6 +30,13 @@ DOSE_ASKED = re.compile(
 )
 
 
+# a question about all of one's medicines, not the one a story names
+_ALL_MEDICINES = re.compile(
+    r"\b(?:todos|todas|esses|estes|meus|os meus)\s+(?:(?:os|esses|meus)\s+)?"
+    r"(?:remedios|medicamentos|comprimidos)\b"
+)
+
+
 def asked_mentions(query: str, mentions: list[Mention]) -> list[Mention]:
     """The names the decision judges: every covered one, and the uncovered ones of the
     sentences that ask (those with a question mark; the last one when none has). An
@@ -40,9 +47,17 @@ def asked_mentions(query: str, mentions: list[Mention]) -> list[Mention]:
     if len(spans) < 2:
         return mentions
     asking = [(a, b) for a, b in spans if "?" in query[a:b]] or [spans[-1]]
+    # A medicine the story says is taken is what a nameless question asks about, when the
+    # message names no covered one: "tomo ozempic. posso tomar com café?" is about ozempic;
+    # "tenho gota e tomo alopurinol. alguém pode olhar todos esses remédios juntos?" is not.
+    subject = not any(m.entry.covered and m.entry.kind == "medicine" for m in mentions) and not any(
+        _ALL_MEDICINES.search(fold(query[a:b])) for a, b in asking
+    )
 
     def asked(m: Mention) -> bool:
         start, end = m.span
+        if subject and m.entry.kind == "medicine":
+            return True
         return end <= start or any(a <= start < b for a, b in asking)
 
     return [m for m in mentions if m.entry.covered or asked(m)]

@@ -246,3 +246,22 @@ def test_the_carried_medicine_is_not_a_part_of_its_own(service: Service) -> None
     assert [c["id"] for c in body["citations"]][:1] == ["card-032"], body
     assert "refeições" not in body["answer"], body["answer"]
     assert "beber" in body["answer"], body["answer"]
+
+
+@pytest.mark.parametrize(
+    ("question", "named"),
+    [
+        (
+            "meu marido toma tansulosina pra próstata. ele pode tomar junto com o café?",
+            "tansulosina",
+        ),
+        ("comecei a usar sumatriptano. pode tomar em jejum?", "sumatriptano"),
+    ],
+)
+def test_a_medicine_the_story_names_is_what_a_nameless_question_asks_about(
+    service: Service, question: str, named: str
+) -> None:
+    """Before: the levotiroxina card's lines on coffee and on an empty stomach."""
+    body = ask(service, question)
+    assert body["refused"] and body["citations"] == [], body
+    assert named in body["answer"], body["answer"]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from app.agent.followup import follow_up_topic, previous_cards
 from app.agent.messages import CALM_LINE, ESCALATION
 from app.agent.nodes import refuse, respond, route
@@ -91,3 +93,30 @@ def test_respond_adds_one_calm_line_to_an_uncertain_reading() -> None:
     # an escalation already says where to get help: no second line under it
     both = respond({"answer": "Texto", "emergency": "medical", "uncertain": "medical"})
     assert CALM_LINE["medical"] not in both["answer"]
+
+
+@pytest.mark.parametrize(
+    ("question", "judged"),
+    [
+        # an uncovered condition in the story only describes the situation
+        (
+            "minha mãe toma varfarina por causa de uma arritmia e adora couve. precisa cortar a"
+            " couve?",
+            {"varfarina"},
+        ),
+        # an uncovered medicine the story says is taken is what a nameless question is about
+        ("uso tirzepatida toda semana. pode tomar junto com o café da manhã?", {"tirzepatida"}),
+        ("meu pai toma donepezila faz um ano. ela dá sono?", {"donepezila"}),
+        # unless a covered one is named too, or the question is about all the medicines
+        ("tomo levotiroxina e ozempic. posso tomar com café?", {"levotiroxina"}),
+        (
+            "tenho gota e tomo alopurinol. alguém pode olhar todos os meus remédios juntos?",
+            set(),
+        ),
+    ],
+)
+def test_the_names_the_decision_judges(question: str, judged: set[str]) -> None:
+    from app.agent.decision import asked_mentions
+
+    mentions = vocabulary().find(question)
+    assert {m.entry.name for m in asked_mentions(question, mentions)} == judged
