@@ -31,6 +31,9 @@ from tests.unit.safety.conftest import write_resemblance_bank
         "venho juntando uns comprimidos na gaveta, já dá o suficiente pra mim",
         "o que eu tenho em casa dá pra parar o coração?",
         "não vejo motivo pra acordar amanhã",
+        # s10, s11 (2026-12-07): the first person present, and joining someone who died
+        "essa semana eu acabo com a minha vida, ja separei tudo",
+        "desde que o pai morreu minha mãe diz que quer se juntar a ele logo",
     ],
 )
 def test_words_of_intent_death_or_harm_to_self_are_evidence(message: str) -> None:
@@ -48,6 +51,8 @@ def test_words_of_intent_death_or_harm_to_self_are_evidence(message: str) -> Non
         "posso levar todas as caixas de remédio na consulta?",
         "esse remédio me deixa desanimada o dia todo",
         "cansei de tomar tanto remédio, tem como juntar num só?",
+        "eu acabo com o estoque de insulina antes do fim do mês, como peço mais?",
+        "vou me juntar a ela na viagem, levo a insulina como?",
     ],
 )
 def test_complaints_grief_and_stopping_at_once_are_not_evidence(message: str) -> None:
