@@ -387,6 +387,8 @@ def test_fresh_authors_false_alarms_in_other_words(
         # an old episode, over, asked about now; "agora" is about the storage
         "ano passado meu sobrinho engoliu uma pilula minha, levamos no posto e nao deu nada. "
         "onde guardo agora?",
+        # all the morning's medicines together, at a time of day: a routine
+        "meu avô prefere tomar tudo de uma vez as 7h, o da pressão e o da tireoide, pode?",
         # one extra tablet of one's own ordinary medicine, well
         "tomei 2 comprimidos de losartana hoje cedo sem querer, to bem hoje, tem problema?",
     ],
@@ -408,6 +410,7 @@ def test_seventh_sets_false_alarms_in_other_words(
         ("to com falta de ar agora e a bombinha nao ta resolvendo, to ficando roxo", "medical"),
         ("sem dor no peito, mas ta com a boca torta e o braço nao mexe", "medical"),
         ("socorro, meu filho engoliu os comprimidos da cartela toda", "poisoning"),
+        ("hoje vou tomar tudo de uma vez, a cartela inteira, ja decidi", "self_harm"),
         (
             "ano passado meu filho engoliu um comprimido, foi tudo bem, e agora engoliu cinco",
             "poisoning",
