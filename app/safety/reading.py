@@ -138,7 +138,8 @@ def _cues(folded: str, literal: str) -> tuple[list[tuple[str, str]], bool, bool,
         hits
         and all(kind != "self_harm" for kind, _ in hits)
         and _all_hypothetical(folded, spans, C.WHEN_HABITUAL)
-        and not C.CRY.search(folded)
+        # "quando fico nervosa sinto dor no peito, e agora tô assim" is now
+        and not C.URGENT.search(folded)
     ):
         # every sign in a "quando / sempre que" clause: a habit ("uso a bombinha só quando tô
         # com falta de ar"), not an event now

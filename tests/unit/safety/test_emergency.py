@@ -378,7 +378,8 @@ def test_fresh_authors_false_alarms_in_other_words(
         # nothing swallowed, with no doubt about it
         "a netinha mexeu na caixa do losartana mas nao chegou a tirar nenhum, onde eu deixo?",
         "o menino rasgou a caixa do remedio da avó, contei e nao faltava nenhuma capsula",
-        "minha filha pegou o vidro de xarope, ainda bem que nao abriu, como guardo?",
+        # (a bare "não abriu" is not enough: "não abriu mais os olhos" is a sign)
+        "minha filha pegou o vidro de xarope, ainda bem que nao abriu o vidro, como guardo?",
         # a rescue medicine used as told, a habit
         "so uso o salbutamol quando to com chiado no peito, e isso mesmo?",
         "toda vez que sinto falta de ar subindo escada eu uso a bombinha, pode?",
@@ -411,6 +412,13 @@ def test_seventh_sets_false_alarms_in_other_words(
         ("sem dor no peito, mas ta com a boca torta e o braço nao mexe", "medical"),
         ("socorro, meu filho engoliu os comprimidos da cartela toda", "poisoning"),
         ("hoje vou tomar tudo de uma vez, a cartela inteira, ja decidi", "self_harm"),
+        # a "não" that is part of the sign, a habit that is happening now, a skipped dose
+        ("meu avô nao ta falando coisa com coisa desde o almoço", "medical"),
+        ("quando fico nervosa sinto dor no peito e falta de ar, e agora to assim", "medical"),
+        (
+            "meu filho de 2 anos engoliu os comprimidos da avó, que nao tomou nenhum hoje",
+            "poisoning",
+        ),
         (
             "ano passado meu filho engoliu um comprimido, foi tudo bem, e agora engoliu cinco",
             "poisoning",
