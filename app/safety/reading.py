@@ -50,6 +50,18 @@ def _present_with_signs(folded: str, spans: list[tuple[int, int]]) -> bool:
     return any(lo <= m.start() < hi for m in C.PRESENT.finditer(unwell) for lo, hi in with_signs)
 
 
+def _habit(folded: str, hits: list[tuple[str, str]], spans: list[tuple[int, int]]) -> bool:
+    """Every sign in a "quando / sempre que" clause: a habit ("uso a bombinha só quando tô com
+    falta de ar"), not an event now, unless the message says now ("quando fico nervosa sinto
+    dor no peito, e agora tô assim") or tells of self-harm."""
+    return bool(
+        hits
+        and all(kind != "self_harm" for kind, _ in hits)
+        and _all_hypothetical(folded, spans, C.WHEN_HABITUAL)
+        and not C.URGENT.search(folded)
+    )
+
+
 def _told_now(folded: str) -> bool:
     """Whether a clause with "agora" (or "neste momento") tells of a state or of something
     done: "e agora engoliu cinco", "agora ela tá vomitando"; not "onde guardo agora?"."""
@@ -134,15 +146,7 @@ def _cues(folded: str, literal: str) -> tuple[list[tuple[str, str]], bool, bool,
         present = bool(
             re.search(r"(?<!pronto-)(?<!pronto )\bsocorro\b|\burgente\b|\bme ajud", folded)
         )
-    if (
-        hits
-        and all(kind != "self_harm" for kind, _ in hits)
-        and _all_hypothetical(folded, spans, C.WHEN_HABITUAL)
-        # "quando fico nervosa sinto dor no peito, e agora tô assim" is now
-        and not C.URGENT.search(folded)
-    ):
-        # every sign in a "quando / sempre que" clause: a habit ("uso a bombinha só quando tô
-        # com falta de ar"), not an event now
+    if _habit(folded, hits, spans):
         informational, present = True, False
     if C.CHRONIC.search(folded) and not present:
         hits = [h for h in hits if h[0] != "medical"]
