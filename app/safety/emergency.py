@@ -302,7 +302,7 @@ class EmergencyDetector:
             and not medical
         )
         signals["own_double_well"] = own_double
-        signals["swallowed_none"] = none = swallowed_none(folded)
+        signals["swallowed_none"] = none = bool(poison) and swallowed_none(folded)
         if poison and event and not own_double and not none:
             return Assessment("poisoning", "poisoning", {**signals, "by": "concept"})
         if medical and event and not (negated and not present):

@@ -143,9 +143,7 @@ def _cues(folded: str, literal: str) -> tuple[list[tuple[str, str]], bool, bool,
     if hypothetical:
         # Every sign is in a "se ... " clause: planning ahead, unless it cries for help.
         informational = True
-        present = bool(
-            re.search(r"(?<!pronto-)(?<!pronto )\bsocorro\b|\burgente\b|\bme ajud", folded)
-        )
+        present = bool(C.CRY.search(folded))
     if _habit(folded, hits, spans):
         informational, present = True, False
     if C.CHRONIC.search(folded) and not present:
