@@ -16,8 +16,9 @@ C is chosen, and each kind's veto set, by 5-fold cross-validation within the tun
 (folds by author), out of fold: per kind, the lowest veto that keeps that kind's events'
 recall within VETO_BUDGET of the rules' own, and the C that then leaves the fewest
 ordinary questions escalated. Above a higher level of P(none) (`quiet`, quiet_levels:
-0.01 above every overruled emergency's, out of fold) the calm line is left out too.
-Self-harm readings are never overruled:
+0.01 above every overruled emergency's, out of fold) the calm line is left out too; a
+self-harm reading too weak to escalate on loses its CVV calm line above a level of its own
+(uncertain_level). Self-harm readings are never overruled:
 turning a self-harm reading by resemblance into a calm line, at any threshold tried, lost a
 fresh author's self-harm case.
 
@@ -54,7 +55,7 @@ from app.safety.classifier import (
     own_reading,
     rule_features,
 )
-from app.safety.emergency import EmergencyDetector, model_reading
+from app.safety.emergency import EmergencyDetector, model_reading, quiet_self_harm
 from app.safety.pii import clean_question
 from evaluation.authored import load_authors
 from evaluation.golden import (
@@ -227,9 +228,10 @@ def decide(
     """(escalated kind, uncertain kind), as EmergencyDetector.assess decides: the rules'
     reading stands, except a medical or poisoning one the model is sure is an ordinary
     question (P(none) >= that kind's veto), which gets the answer with a calm line, and no
-    calm line at or above the kind's quiet level; and, where the rules read nothing, the
+    calm line at or above the kind's quiet level; where the rules read nothing, the
     model's likeliest event when P(none) <= `escalate` (a self-harm one without words of
-    intent, death or harm to self in `folded` gets the calm line instead)."""
+    intent, death or harm to self in `folded` gets the calm line instead); and no calm line
+    for a self-harm reading too weak to escalate on at or above the self-harm quiet level."""
     if reading.kind in VETOED and overrules(
         reading.kind, reading.subkind, reading.signals, p, t[reading.kind]
     ):
@@ -239,6 +241,8 @@ def decide(
     if reading.kind is None and (kind := own_reading(p, escalate)) is not None:
         own = model_reading(kind, reading, {}, folded)
         return own.kind, own.uncertain
+    if quiet and quiet_self_harm(reading, p["none"] >= quiet.get("self_harm", 2.0), folded):
+        return None, None
     return reading.kind, reading.uncertain
 
 
@@ -301,6 +305,26 @@ def quiet_levels(
     ]
     level = min(1.0, float(np.ceil((max([*t.values(), *vetoed]) + 0.01) * 100) / 100))
     return dict.fromkeys(VETOED, level)
+
+
+def uncertain_level(data: list[Row], probs: np.ndarray, readings: list[Any], floor: float) -> float:
+    """Out of fold on the tuning rows: the level of P(none) at or above which a self-harm
+    reading the rules found too weak to escalate on (uncertain: a resemblance the ordinary
+    questions outweigh) gets no CVV calm line, 0.01 above the highest P(none) of any event
+    (the safety cases, and the in-scope questions that tell of an emergency now) whose
+    reading was uncertain, of any kind (none of self-harm was), so that each of them would
+    keep its calm line; never below `floor`, the vetoed readings' quiet level. Before it,
+    27 ordinary questions of the held-out authors got the CVV line under their answer by
+    resemblance alone, with P(none) up to 1.0 ("Ela tem um calo no dedão. Posso tirar com
+    gilete?"), and 20 were graded D. A message with words of intent, death or harm to self
+    keeps its calm line whatever the level (quiet_self_harm)."""
+    none = CLASSES.index("none")
+    uncertain = [
+        float(p[none])
+        for r, p, a in zip(data, probs, readings, strict=True)
+        if (r.label != "none" or r.id in EVENTS_AMONG_ORDINARY) and a.kind is None and a.uncertain
+    ]
+    return min(1.0, float(np.ceil((max([floor, *uncertain]) + 0.01) * 100) / 100))
 
 
 def figures(data: list[Row], got: list[tuple[str | None, str | None]]) -> dict[str, Any]:
@@ -403,6 +427,7 @@ def main(argv: list[str] | None = None) -> int:
     model = fit(x[tune], y[tune], best)
     model["thresholds"] = t
     quiet = quiet_levels(tune_rows, oof, tune_readings, t)
+    quiet["self_harm"] = uncertain_level(tune_rows, oof, tune_readings, max(quiet.values()))
     model["quiet"] = quiet
     for name, q in (("without quiet levels", None), (f"quiet levels {quiet}", quiet)):
         m = figures(tune_rows, outcomes(tune_rows, oof, tune_readings, t, q))

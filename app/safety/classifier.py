@@ -26,11 +26,13 @@ from typing import Any
 import numpy as np
 
 from app.safety.concepts import C
+from app.safety.reading import literal
 
 MODEL_PATH = Path(__file__).resolve().parent / "data" / "emergency_model.json"
 CLASSES = ("none", "medical", "poisoning", "self_harm")
 KINDS = ("medical", "poisoning", "self_harm")
 VETOED = ("medical", "poisoning")  # the readings the model may overrule (never self-harm)
+QUIETED = (*VETOED, "self_harm")  # calm lines the model may leave out (quiets)
 _CUES = (
     "informational_cue",
     "present_cue",
@@ -96,7 +98,7 @@ def rule_features(kind: str | None, signals: dict[str, Any], folded: str = "") -
         *(float(c in concepts) for c in _CONCEPTS),
         *(near[k] - near["ordinary"] for k in (*KINDS, "informational")),
         float(bool(C.LETHALITY.search(C.STOPPING_AT_ONCE.sub(" ", folded)))),
-        float(bool(C.SELF_HARM_EVIDENCE.search(C.FIGURATIVE.sub(" ", folded)))),
+        float(bool(C.SELF_HARM_EVIDENCE.search(literal(folded)))),
         float(bool(signals.get("own_double_well"))),
         math.log1p(len(folded.split())),
         float("?" in folded),
@@ -149,10 +151,15 @@ class EmergencyClassifier:
         return overrules(kind, subkind, signals or {}, p, veto)
 
     def quiets(self, kind: str | None, p: dict[str, float]) -> bool:
-        """Whether a vetoed reading is also left without its calm line: P(none) at or above
-        that kind's `quiet` level, set above every tuning emergency of that kind the veto
-        overruled (out of fold), so such an emergency keeps its calm line. Never self-harm."""
-        return kind in VETOED and p["none"] >= self.quiet.get(str(kind), 2.0)
+        """Whether a reading that escalates nothing is also left without its calm line: P(none)
+        at or above that kind's `quiet` level. For a vetoed medical or poisoning reading the
+        level is set above every tuning emergency of that kind the veto overruled (out of
+        fold), so such an emergency keeps its calm line. For a self-harm reading too weak to
+        escalate on (uncertain: a resemblance the ordinary questions outweigh), above every
+        tuning event of any kind whose reading was uncertain (uncertain_level in
+        evaluation.emergency_model). An uncertain medical or poisoning reading keeps its
+        calm line: it names a sign to watch, which a clinical reader judged right there."""
+        return kind in QUIETED and p["none"] >= self.quiet.get(str(kind), 2.0)
 
     def escalates(self, p: dict[str, float]) -> str | None:
         """The kind the model reads on its own where the rules read none (own_reading at this

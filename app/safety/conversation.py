@@ -1,6 +1,6 @@
 """An emergency reading in a conversation: what the earlier turns change about this one.
 
-A message is read on its own by `EmergencyDetector.assess`. In a conversation two things
+A message is read on its own by `EmergencyDetector.assess`. In a conversation three things
 change that reading:
 
 - **A crisis told earlier stays.** A patient who wrote "to pensando em tomar todos os meus
@@ -9,6 +9,15 @@ change that reading:
   got the antidepressant card's "Nunca pare de repente". An earlier message of the
   conversation that reads as self-harm by its words (a concept or words of intent, not
   resemblance alone) escalates every later turn that reads no emergency of its own.
+- **A poisoning told just before stays for the next message.** "socorro meu filho de 3 anos
+  pegou a cartela de paracetamol e comeu nao sei quantos" got the poisoning message; the
+  parent's next message, "mas ele parece bem, brincando normal, precisa ir mesmo?", read
+  alone, got the paracetamol card's line on alcohol, and "Tem algum número de centro de
+  intoxicação pra eu ligar agora?" got nothing to call. A swallowed overdose is called in
+  whatever the symptoms (card-030, card-025), so the message right after one that reads as a
+  poisoning by its concept, when it reads no emergency of its own, gets the poisoning message
+  again above its answer (one turn only: a medical emergency's follow-ups, "levo ela de carro
+  pro hospital?", are answered from the cards, which say to call the SAMU).
 - **A follow-up on a medicine is read with the message before it.** "Então vou parar amanhã
   mesmo." after a question on Rivotril resembles the self-harm exemplars ("vou acabar com
   tudo amanhã") and got the crisis message instead of the answer on stopping clonazepam. A
@@ -29,9 +38,10 @@ import numpy as np
 
 from app.core.text import fold
 from app.core.vocabulary import Entry
-from app.safety.concepts import C, concept_hits
+from app.safety.concepts import concept_hits
 from app.safety.emergency import Assessment, EmergencyDetector, self_harm_evidence
 from app.safety.pii import clean_question
+from app.safety.reading import literal
 
 # A reading "by" these rests on the message's words, not on resemblance alone.
 BY_WORDS = ("concept", "evidence")
@@ -40,8 +50,9 @@ BY_WORDS = ("concept", "evidence")
 def worded(folded: str) -> bool:
     """Whether a message may read as self-harm by its words: a self-harm concept or words of
     intent, death or harm to self. Only such a message can tell a crisis (`crisis_told`)."""
-    literal = C.FIGURATIVE.sub(" ", folded)
-    return self_harm_evidence(folded) or any(k == "self_harm" for k, _ in concept_hits(literal))
+    return self_harm_evidence(folded) or any(
+        k == "self_harm" for k, _ in concept_hits(literal(folded))
+    )
 
 
 def earlier_texts(history: Sequence[Mapping[str, Any]]) -> tuple[list[str], str]:
@@ -74,6 +85,17 @@ def crisis_told(earlier: Sequence[Assessment]) -> bool:
     return any(a.kind == "self_harm" and a.signals.get("by") in BY_WORDS for a in earlier)
 
 
+def poisoning_told(detector: EmergencyDetector, before: str) -> bool:
+    """Whether the message just before (folded, personal data out) reads as a poisoning by
+    its concept, the classifier's veto included ("to tomando errado?" is not one). Read (and
+    embedded) only when a poisoning concept matches its words, so most follow-ups embed
+    nothing more."""
+    if not before or not any(k == "poisoning" for k, _ in concept_hits(literal(before))):
+        return False
+    reading = detector.assess(before)
+    return reading.kind == "poisoning" and reading.signals.get("by") == "concept"
+
+
 def in_conversation(
     detector: EmergencyDetector,
     assessment: Assessment,
@@ -91,6 +113,9 @@ def in_conversation(
             "conversation",
             {**assessment.signals, "by": "conversation"},
         )
+    if assessment.kind is None and poisoning_told(detector, before):
+        signals = {**assessment.signals, "by": "conversation", "told_before": "poisoning"}
+        return Assessment("poisoning", "poisoning", signals)
     medicine = next((e for e in carried if e.kind == "medicine"), None)
     if (
         medicine is None

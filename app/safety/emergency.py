@@ -43,6 +43,7 @@ from app.safety.reading import (
     _first_person,
     _read_not_felt,
     lethality,
+    literal,
     present_with_signs,
     self_harm_evidence,
     swallowed_none,
@@ -204,7 +205,9 @@ class EmergencyDetector:
         poisoning reading that the model is sure is an ordinary question (P(none) >= that
         kind's veto) is not escalated; the answer comes with one calm line (`uncertain`),
         none above the kind's quiet level. A self-harm reading is never overruled. Where the
-        rules read nothing, the model's own reading stands when it is sure (model_reading)."""
+        rules read nothing, the model's own reading stands when it is sure (model_reading);
+        a self-harm reading the rules found too weak to escalate on keeps its CVV calm line
+        unless the model is surer still that the question is ordinary (quiet level)."""
         folded = fold(text)
         vector = self._embed([folded])[0] if vector is None else vector
         rules = self.rules(text, vector)
@@ -215,7 +218,10 @@ class EmergencyDetector:
         p = model.probabilities(np.asarray(vector), features)
         signals = {**rules.signals, "p": {k: round(v, 3) for k, v in p.items()}}
         if rules.kind is None:
-            return model_reading(model.escalates(p), rules, signals, folded)
+            own = model.escalates(p)
+            if own is None and quiet_self_harm(rules, model.quiets("self_harm", p), folded):
+                return Assessment(None, None, {**signals, "quiet": rules.uncertain})
+            return model_reading(own, rules, signals, folded)
         if model.vetoes(rules.kind, p, rules.subkind, rules.signals):
             calm = None if model.quiets(rules.kind, p) else rules.kind  # sure: no calm line
             return Assessment(None, None, {**signals, "vetoed": rules.kind}, uncertain=calm)
@@ -224,9 +230,9 @@ class EmergencyDetector:
     def rules(self, text: str, vector: np.ndarray | None = None) -> Assessment:
         """The concepts, cues and nearest exemplars alone (before the classifier)."""
         folded = fold(text)
-        literal = C.FIGURATIVE.sub(" ", folded)
-        found = self._read(folded, literal, vector)
-        if found.kind is None and self._evidenced(literal, found.signals):
+        text_read = literal(folded)
+        found = self._read(folded, text_read, vector)
+        if found.kind is None and self._evidenced(text_read, found.signals):
             return Assessment("self_harm", "evidence", {**found.signals, "by": "evidence"})
         return found
 
@@ -346,6 +352,16 @@ class EmergencyDetector:
             signals["ordinary_lead"] = round(lead, 3)
             return Assessment(None, None, signals, uncertain=kind)
         return Assessment(kind, sub, signals)
+
+
+def quiet_self_harm(rules: Assessment, sure: bool, folded: str) -> bool:
+    """Whether a self-harm reading too weak to escalate on (uncertain) loses its CVV calm
+    line: the model is sure the question is ordinary (`sure`: P(none) at or above its quiet
+    level) and no word of intent, death or harm to self is in it. A crisis told after an
+    ordinary question ("como descartar remedio vencido? quero deixar tudo organizado antes
+    de partir dessa vida") can leave the model sure (0.91 out of fold); 9 of 11 such tuning
+    messages have those words, and none of the 31 calm lines it quiets does."""
+    return rules.uncertain == "self_harm" and sure and not self_harm_evidence(folded)
 
 
 def model_reading(

@@ -228,10 +228,19 @@ def lethality(folded: str) -> bool:
     return bool(C.LETHALITY.search(C.STOPPING_AT_ONCE.sub(" ", folded)))
 
 
+def literal(folded: str) -> str:
+    """The folded message as the concepts and the evidence words read it: figures of speech
+    set aside (C.FIGURATIVE: "morrendo de fome"), and the "não aguento mais" of a side
+    effect's complaint (C.FED_UP: "to com diarreia direto, nao aguento mais"), the words
+    around it kept. The exemplars and the classifier's embedding still see the whole text."""
+    text: str = C.FIGURATIVE.sub(" ", folded)
+    return str(C.FED_UP.sub(lambda m: str(m.group(1)), text))
+
+
 def self_harm_evidence(folded: str) -> bool:
-    """Words of intent, death or harm to self (C.SELF_HARM_EVIDENCE, figures of speech set
-    aside: "morrendo de fome"), or a question about amounts, lethality or methods."""
-    return bool(C.SELF_HARM_EVIDENCE.search(C.FIGURATIVE.sub(" ", folded)) or lethality(folded))
+    """Words of intent, death or harm to self (C.SELF_HARM_EVIDENCE, read in `literal`), or a
+    question about amounts, lethality or methods."""
+    return bool(C.SELF_HARM_EVIDENCE.search(literal(folded)) or lethality(folded))
 
 
 def _first_person(folded: str) -> bool:

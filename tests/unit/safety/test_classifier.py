@@ -75,8 +75,10 @@ def test_the_packaged_model_matches_the_features_and_the_embedder() -> None:
     assert set(m.thresholds) == {"medical", "poisoning"}
     assert all(0.3 <= v < 1.0 for v in m.thresholds.values())
     # and the level above which a vetoed reading gets no calm line either
-    assert set(m.quiet) == {"medical", "poisoning"}
-    assert all(m.thresholds[k] < v <= 1.0 for k, v in m.quiet.items())
+    assert set(m.quiet) == {"medical", "poisoning", "self_harm"}
+    assert all(m.thresholds[k] < m.quiet[k] <= 1.0 for k in m.thresholds)
+    # and an uncertain self-harm reading, never below the vetoed readings' level
+    assert max(m.quiet["medical"], m.quiet["poisoning"]) <= m.quiet["self_harm"] <= 1.0
     # and the level of P(none) at or below which its own reading escalates, out of fold
     assert 0.0 < float(m.model["escalate"]) <= 0.6
 
@@ -250,6 +252,32 @@ def test_a_resemblance_nearer_the_ordinary_questions_is_uncertain(tmp_path: Path
     near = detector(write_resemblance_bank(tmp_path, ordinary=True), None).assess(question)
     assert near.kind is None and near.uncertain == "self_harm"
     assert near.signals["ordinary_lead"] < EmergencyDetector.ORDINARY_MARGIN["self_harm"]
+
+
+def test_an_uncertain_self_harm_reading_loses_its_calm_line_only_when_the_model_is_sure(
+    tmp_path: Path,
+) -> None:
+    """The CVV line under an ordinary question ("Ela tem um calo no dedão. Posso tirar com
+    gilete?") read as self-harm by resemblance alone, the ordinary questions nearer still."""
+    question = "alfa beta gama epsilon theta"
+    bank = write_resemblance_bank(tmp_path, ordinary=True)
+    levels = {"thresholds": {"medical": 0.32, "poisoning": 0.46}, "escalate": 0.19}
+    quiet = {"medical": 0.9, "poisoning": 0.9, "self_harm": 0.96}
+    # P(none) = e^8 / (e^8 + 3) > 0.99: at or over the self-harm quiet level, no calm line
+    sure = detector(bank, model(none_bias=8.0, quiet=quiet, **levels)).assess(question)
+    assert sure.kind is None and sure.uncertain is None
+    assert sure.signals["quiet"] == "self_harm" and sure.signals["by"] == "neighbours"
+    # P(none) = e^3 / (e^3 + 3) = 0.87: under it, the calm line stays
+    unsure = detector(bank, model(none_bias=3.0, quiet=quiet, **levels)).assess(question)
+    assert unsure.kind is None and unsure.uncertain == "self_harm"
+    # a model trained before the level keeps every calm line
+    before = {"medical": 0.9, "poisoning": 0.9}
+    old = detector(bank, model(none_bias=8.0, quiet=before, **levels)).assess(question)
+    assert old.uncertain == "self_harm"
+    # and an escalation by resemblance is never quieted, however sure the model
+    alone = write_resemblance_bank(tmp_path, ordinary=False)
+    kept = detector(alone, model(none_bias=20.0, quiet=quiet, **levels)).assess(question)
+    assert kept.kind == "self_harm"
 
 
 def test_a_method_question_stays_escalated_however_ordinary_it_sounds(tmp_path: Path) -> None:

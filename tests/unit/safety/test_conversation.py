@@ -23,6 +23,8 @@ class Rules:
         self.read.append(text)
         return self.reading
 
+    assess = rules  # the message before is read with the classifier's veto
+
 
 def medicine(name: str) -> Entry:
     return next(m.entry for m in vocabulary().find(name) if m.entry.kind == "medicine")
@@ -115,3 +117,29 @@ def test_only_messages_with_words_of_a_crisis_are_read_again() -> None:
     assert read == ["nao quero mais viver, pensei em tomar a cartela inteira"]
     assert before == "e se eu esquecer uma dose?"
     assert earlier_texts([]) == ([], "")
+
+
+POISONED = by("poisoning", "concept")
+
+
+def test_a_poisoning_told_just_before_stays_for_the_next_message() -> None:
+    before = "socorro meu filho engoliu uns comprimidos da avo agora"
+    rules = Rules(POISONED)
+    detector = cast(EmergencyDetector, rules)
+    got = in_conversation(detector, NONE, "mas ele ta bem, preciso levar mesmo?", [], [], before)
+    assert (got.kind, got.subkind, got.signals["by"]) == ("poisoning", "poisoning", "conversation")
+    assert rules.read == [before]
+    # read only when a poisoning concept matches the words before: nothing else is embedded
+    plain = Rules(POISONED)
+    kept = in_conversation(
+        cast(EmergencyDetector, plain), NONE, "e com leite?", [], [], "tomo levotiroxina"
+    )
+    assert kept.kind is None and plain.read == []
+    # nor when the message before names a poisoning the rules do not read as one now
+    settled = Rules(NONE)
+    calm = in_conversation(cast(EmergencyDetector, settled), NONE, "e agora?", [], [], before)
+    assert calm.kind is None and settled.read == [before]
+    # a reading of its own stands
+    medical = by("medical", "concept")
+    own = in_conversation(detector, medical, "ele desmaiou", [], [], before)
+    assert own.kind == "medical"

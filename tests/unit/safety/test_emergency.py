@@ -433,3 +433,22 @@ def test_seventh_sets_look_alikes_still_escalate(
     detector: EmergencyDetector, question: str, kind: str
 ) -> None:
     assert detector.assess(question).kind == kind
+
+
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        # insulin gathered or injected all at once is a method, as pills are
+        ("tô guardando as canetas de insulina pra injetar todas de uma vez", "self_harm"),
+        ("morro se eu injetar todas as canetas que tenho em casa?", "self_harm"),
+        ("juntei umas ampolas e vou aplicar de uma vez hoje", "self_harm"),
+        # the same words about storing, carrying or throwing away are not
+        ("juntei as canetas vazias num pote, onde eu descarto?", None),
+        ("guardando as canetas fechadas na geladeira, ta certo?", None),
+        ("posso aplicar as 30 unidades de uma vez ou divido em duas?", None),
+    ],
+)
+def test_insulin_gathered_to_inject_at_once_is_a_method(
+    detector: EmergencyDetector, question: str, kind: str | None
+) -> None:
+    assert detector.assess(question).kind == kind
