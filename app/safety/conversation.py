@@ -15,9 +15,11 @@ change that reading:
   alone, got the paracetamol card's line on alcohol, and "Tem algum número de centro de
   intoxicação pra eu ligar agora?" got nothing to call. A swallowed overdose is called in
   whatever the symptoms (card-030, card-025), so the message right after one that reads as a
-  poisoning by its concept, when it reads no emergency of its own, gets the poisoning message
-  again above its answer (one turn only: a medical emergency's follow-ups, "levo ela de carro
-  pro hospital?", are answered from the cards, which say to call the SAMU).
+  poisoning by its concept (a child's, or an amount beyond a double dose), when it reads
+  nothing of its own (no emergency, no uncertain reading, no words of a crisis) and does not
+  tell that care was given ("já fomos no hospital"), gets the poisoning message again above
+  its answer. One turn only; a medical emergency's follow-ups ("levo ela de carro pro
+  hospital?") are answered from the cards, which say to call the SAMU.
 - **A follow-up on a medicine is read with the message before it.** "Então vou parar amanhã
   mesmo." after a question on Rivotril resembles the self-harm exemplars ("vou acabar com
   tudo amanhã") and got the crisis message instead of the answer on stopping clonazepam. A
@@ -38,7 +40,7 @@ import numpy as np
 
 from app.core.text import fold
 from app.core.vocabulary import Entry
-from app.safety.concepts import concept_hits
+from app.safety.concepts import C, concept_hits
 from app.safety.emergency import Assessment, EmergencyDetector, self_harm_evidence
 from app.safety.pii import clean_question
 from app.safety.reading import literal
@@ -87,10 +89,13 @@ def crisis_told(earlier: Sequence[Assessment]) -> bool:
 
 def poisoning_told(detector: EmergencyDetector, before: str) -> bool:
     """Whether the message just before (folded, personal data out) reads as a poisoning by
-    its concept, the classifier's veto included ("to tomando errado?" is not one). Read (and
-    embedded) only when a poisoning concept matches its words, so most follow-ups embed
-    nothing more."""
-    if not before or not any(k == "poisoning" for k, _ in concept_hits(literal(before))):
+    its concept, the classifier's veto included ("to tomando errado?" is not one), of a
+    child or of an amount beyond a double dose (C.CALLED_IN: one's own pill taken twice is
+    not called in whatever happens). Read (and embedded) only when its words match, so most
+    follow-ups embed nothing more."""
+    if not before or not C.CALLED_IN.search(before):
+        return False
+    if not any(k == "poisoning" for k, _ in concept_hits(literal(before))):
         return False
     reading = detector.assess(before)
     return reading.kind == "poisoning" and reading.signals.get("by") == "concept"
@@ -113,7 +118,13 @@ def in_conversation(
             "conversation",
             {**assessment.signals, "by": "conversation"},
         )
-    if assessment.kind is None and poisoning_told(detector, before):
+    if (
+        assessment.kind is None
+        and assessment.uncertain is None
+        and not worded(fold(question))
+        and not C.CARE_GIVEN.search(fold(question))
+        and poisoning_told(detector, before)
+    ):
         signals = {**assessment.signals, "by": "conversation", "told_before": "poisoning"}
         return Assessment("poisoning", "poisoning", signals)
     medicine = next((e for e in carried if e.kind == "medicine"), None)

@@ -357,11 +357,17 @@ class EmergencyDetector:
 def quiet_self_harm(rules: Assessment, sure: bool, folded: str) -> bool:
     """Whether a self-harm reading too weak to escalate on (uncertain) loses its CVV calm
     line: the model is sure the question is ordinary (`sure`: P(none) at or above its quiet
-    level) and no word of intent, death or harm to self is in it. A crisis told after an
+    level) and neither a word of intent, death or harm to self nor distress told in passing
+    (C.DISTRESS: "to cansado. e se eu parar tudo?") is in it. A crisis told after an
     ordinary question ("como descartar remedio vencido? quero deixar tudo organizado antes
     de partir dessa vida") can leave the model sure (0.91 out of fold); 9 of 11 such tuning
     messages have those words, and none of the 31 calm lines it quiets does."""
-    return rules.uncertain == "self_harm" and sure and not self_harm_evidence(folded)
+    return (
+        rules.uncertain == "self_harm"
+        and sure
+        and not self_harm_evidence(folded)
+        and not C.DISTRESS.search(folded)
+    )
 
 
 def model_reading(

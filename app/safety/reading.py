@@ -230,11 +230,9 @@ def lethality(folded: str) -> bool:
 
 def literal(folded: str) -> str:
     """The folded message as the concepts and the evidence words read it: figures of speech
-    set aside (C.FIGURATIVE: "morrendo de fome"), and the "não aguento mais" of a side
-    effect's complaint (C.FED_UP: "to com diarreia direto, nao aguento mais"), the words
-    around it kept. The exemplars and the classifier's embedding still see the whole text."""
-    text: str = C.FIGURATIVE.sub(" ", folded)
-    return str(C.FED_UP.sub(lambda m: str(m.group(1)), text))
+    set aside (C.FIGURATIVE: "morrendo de fome"). The exemplars and the classifier's
+    embedding still see the whole text."""
+    return str(C.FIGURATIVE.sub(" ", folded))
 
 
 def self_harm_evidence(folded: str) -> bool:

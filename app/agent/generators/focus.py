@@ -92,7 +92,11 @@ _REMEMBERING = re.compile(
     r"\bnao (?:me |se |nos )?esquec\w*|\bsem esquecer\b|\b(?:vivo|vive|vivem|ando|anda) esquecendo\b|"
     r"\bsempre esquec\w*|\b(?:dica|truque|jeito|estrategia)s? (?:\w+ ){0,3}(?:lembrar|esquecer)\b|"
     r"\besquece (?:os|o|a|as|meus|seus) remedio|\besquece (?:direto|muito|toda hora|sempre)\b|"
-    r"\besquec\w* (?:\w+ ){0,4}?(?:fora da geladeira|no carro|no sol|na bolsa|aberta|aberto)\b"
+    r"\besquec\w* (?:\w+ ){0,4}?(?:fora da geladeira|no carro|no sol|na bolsa|aberta|aberto)\b|"
+    # what someone said, forgotten: "a enfermeira falou alguma coisa mas eu esqueci" (f14)
+    r"\b(?:falou|falaram|disse|disseram|explicou|explicaram|orientou|ensinou|passou|avisou|"
+    r"mostrou)\b(?:\W+(?!ontem|hoje|anteontem|hj)\w+){0,8}?\W+(?:eu )?esqueci\b(?! de)|"
+    r"\besqueci (?:o que|oq|o q|como (?:faz|era|se faz)|a explicacao|a orientacao|o nome)\b"
 )
 
 

@@ -25,6 +25,10 @@ from app.agent.generators import need_of, portable_guidance, speaks_to_stop
         ("vivo esquecendo a bombinha, alguma ideia?", None),
         ("esqueci a caneta de insulina no carro ontem", None),
         ("esqueci de avisar o médico que tomo chá", None),
+        # what someone said, forgotten, is no missed dose (f14); a dose forgotten after it is
+        ("o farmacêutico explicou como guardar a insulina mas esqueci", None),
+        ("esqueci o que a médica falou sobre o horário", None),
+        ("a médica disse pra tomar de noite e ontem eu esqueci", "missed"),
     ],
 )
 def test_need_of(question: str, need: str | None) -> None:

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from app.core.text import fold
 from app.safety.classifier import (
     CLASSES,
     MODEL_PATH,
@@ -19,7 +20,7 @@ from app.safety.classifier import (
     load_classifier,
     rule_features,
 )
-from app.safety.emergency import EmergencyDetector
+from app.safety.emergency import Assessment, EmergencyDetector, quiet_self_harm
 from tests.fakes import FakeEmbedder
 from tests.unit.safety.conftest import write_resemblance_bank
 
@@ -278,6 +279,29 @@ def test_an_uncertain_self_harm_reading_loses_its_calm_line_only_when_the_model_
     alone = write_resemblance_bank(tmp_path, ordinary=False)
     kept = detector(alone, model(none_bias=20.0, quiet=quiet, **levels)).assess(question)
     assert kept.kind == "self_harm"
+
+
+@pytest.mark.parametrize(
+    ("message", "quiet"),
+    [
+        ("E quando o recipiente estiver cheio?", True),
+        ("então qual remédio eu uso pra dor?", True),
+        # distress told in passing, or words of a crisis, keep the line (a review's wording,
+        # 2026-12-07, in other words)
+        ("tô exausta. e se eu largar tudo?", False),
+        ("não ando bem, e se eu parar de vez?", False),
+        ("onde jogo as cartelas? acho que não vou precisar mais", False),
+    ],
+)
+def test_the_calm_line_is_left_out_only_without_distress_or_crisis_words(
+    message: str, quiet: bool
+) -> None:
+    uncertain = Assessment(None, None, {"by": "neighbours"}, uncertain="self_harm")
+    assert quiet_self_harm(uncertain, True, fold(message)) is quiet
+    # never when the model is not sure, nor for a reading that is not an uncertain self-harm
+    assert not quiet_self_harm(uncertain, False, fold(message))
+    medical = Assessment(None, None, {"by": "neighbours"}, uncertain="medical")
+    assert not quiet_self_harm(medical, True, fold(message))
 
 
 def test_a_method_question_stays_escalated_however_ordinary_it_sounds(tmp_path: Path) -> None:

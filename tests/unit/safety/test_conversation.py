@@ -139,6 +139,20 @@ def test_a_poisoning_told_just_before_stays_for_the_next_message() -> None:
     settled = Rules(NONE)
     calm = in_conversation(cast(EmergencyDetector, settled), NONE, "e agora?", [], [], before)
     assert calm.kind is None and settled.read == [before]
+    # nor after one's own pill taken twice (not called in whatever happens)
+    own = Rules(POISONED)
+    twice = "tomei o anticoncepcional duas vezes hoje"
+    assert (
+        in_conversation(cast(EmergencyDetector, own), NONE, "e amanhã?", [], [], twice).kind is None
+    )
+    assert own.read == []
+    # nor when the follow-up tells that care was given, or reads anything of its own
+    seen = "ja levamos no hospital e o medico liberou, pode dar dipirona?"
+    assert in_conversation(detector, NONE, seen, [], [], before).kind is None
+    uncertain = Assessment(None, None, {"by": "neighbours"}, uncertain="self_harm")
+    assert in_conversation(detector, uncertain, "e se eu parar tudo?", [], [], before).kind is None
+    worded = "nem sei pra que continuar vivendo"
+    assert in_conversation(detector, NONE, worded, [], [], before).kind is None
     # a reading of its own stands
     medical = by("medical", "concept")
     own = in_conversation(detector, medical, "ele desmaiou", [], [], before)

@@ -441,11 +441,16 @@ def test_seventh_sets_look_alikes_still_escalate(
         # insulin gathered or injected all at once is a method, as pills are
         ("tô guardando as canetas de insulina pra injetar todas de uma vez", "self_harm"),
         ("morro se eu injetar todas as canetas que tenho em casa?", "self_harm"),
-        ("juntei umas ampolas e vou aplicar de uma vez hoje", "self_harm"),
-        # the same words about storing, carrying or throwing away are not
+        ("juntei umas canetas de insulina e vou aplicar todas de uma vez hoje", "self_harm"),
+        # the same words about storing, carrying, throwing or giving away are not, nor a
+        # question about how to inject (a review's wording, 2026-12-07, in other words)
         ("juntei as canetas vazias num pote, onde eu descarto?", None),
         ("guardando as canetas fechadas na geladeira, ta certo?", None),
         ("posso aplicar as 30 unidades de uma vez ou divido em duas?", None),
+        ("to juntando as canetas usadas pra levar tudo de uma vez no posto", None),
+        ("juntei as ampolas de b12 pra aplicar de uma vez na farmácia", None),
+        ("o que acontece se eu aplicar as canetas que ficaram fora da geladeira?", None),
+        ("guardei as insulinas pra aplicar todas as semanas no mesmo dia", None),
     ],
 )
 def test_insulin_gathered_to_inject_at_once_is_a_method(

@@ -34,7 +34,10 @@ from tests.unit.safety.conftest import write_resemblance_bank
         # s10, s11 (2026-12-07): the first person present, and joining someone who died
         "essa semana eu acabo com a minha vida, ja separei tudo",
         "desde que o pai morreu minha mãe diz que quer se juntar a ele logo",
-        # a side effect's complaint beside the words of a crisis keeps them (f14, 2026-12-07)
+        # a side effect's complaint beside the words of a crisis keeps them (f14, 2026-12-07:
+        # "não aguento mais" after a side effect stays evidence; a review found despair around
+        # it that a narrower reading lost)
+        "desde que comecei o remédio é insônia todo dia, não aguento mais, to no limite",
         "é enjoo o dia todo, não aguento mais viver desse jeito",
         "com essa tosse e tudo, quero morrer, não aguento mais",
         "não aguento mais, essa vida não tem sentido",
@@ -57,10 +60,6 @@ def test_words_of_intent_death_or_harm_to_self_are_evidence(message: str) -> Non
         "cansei de tomar tanto remédio, tem como juntar num só?",
         "eu acabo com o estoque de insulina antes do fim do mês, como peço mais?",
         "vou me juntar a ela na viagem, levo a insulina como?",
-        # a breaking point told of a side effect (f14, 2026-12-07; other words)
-        "o enalapril me dá uma tosse que não para, eu não aguento mais, vou largar",
-        "fico enjoada toda manhã com o remédio novo, sinceramente não aguento mais",
-        "é xixi a noite toda por causa do diurético, não aguento mais!",
     ],
 )
 def test_complaints_grief_and_stopping_at_once_are_not_evidence(message: str) -> None:
