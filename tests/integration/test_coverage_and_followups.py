@@ -22,6 +22,11 @@ def ask(service: Service, question: str, history: list[dict[str, Any]] | None = 
     return response.json()
 
 
+def turn(question: str, body: Any) -> dict[str, Any]:
+    """A turn of `history` as the page sends it: the question and what the answer cited."""
+    return {"question": question, "citations": [c["id"] for c in body["citations"]]}
+
+
 def test_an_aspect_no_card_treats_is_not_covered_and_named(service: Service) -> None:
     """Before: the enalapril card's lines were quoted for a cat."""
     body = ask(service, "dá pra dar enalapril pro meu gato que tem pressão alta?")
@@ -49,7 +54,7 @@ def test_a_nameless_turn_keeps_the_conversations_medicine(service: Service) -> N
     history: list[dict[str, Any]] = []
     for question in ("tomo sinvastatina à noite, tá certo?", "e se eu esquecer um dia?"):
         body = ask(service, question, history)
-        history.append({"question": question, "citations": [c["id"] for c in body["citations"]]})
+        history.append(turn(question, body))
     body = ask(service, "e com suco de toranja?", history)
     assert body["topic"] == "as estatinas", body
     assert [c["id"] for c in body["citations"]][:1] == ["card-015"], body
@@ -61,7 +66,7 @@ def test_a_missed_dose_follow_up_opens_with_the_missed_dose_rule(service: Servic
     opened the answer and "Nunca tome dose dobrada" came last (fresh authors' follow-ups)."""
     first = "minha mãe toma metformina, é junto com a comida?"
     body = ask(service, first)
-    history = [{"question": first, "citations": [c["id"] for c in body["citations"]]}]
+    history = [turn(first, body)]
     body = ask(service, "e se ela esquecer a do jantar?", history)
     assert [c["id"] for c in body["citations"]][:1] == ["card-027"], body
     assert "assim que lembrar" in body["answer"].split("[cite:")[0], body["answer"]
@@ -99,7 +104,7 @@ def test_a_follow_up_is_answered_by_its_own_words(
     service: Service, first: str, follow_up: str, card: str, line: str
 ) -> None:
     body = ask(service, first)
-    history = [{"question": first, "citations": [c["id"] for c in body["citations"]]}]
+    history = [turn(first, body)]
     body = ask(service, follow_up, history)
     assert [c["id"] for c in body["citations"]][:1] == [card], body
     assert line in body["answer"], body["answer"]
@@ -208,7 +213,7 @@ def test_a_crisis_told_earlier_keeps_the_escalation(service: Service) -> None:
     first = "não quero mais viver, pensei em tomar a cartela inteira do meu remédio de dormir"
     body = ask(service, first)
     assert body["emergency"] == "self_harm", body
-    history = [{"question": first, "citations": [c["id"] for c in body["citations"]]}]
+    history = [turn(first, body)]
     later = "o que eu faço com as caixas de remédio que tenho em casa?"
     body = ask(service, later, history)
     assert body["emergency"] == "self_harm", body
@@ -228,7 +233,7 @@ def test_stopping_the_conversations_medicine_is_answered_with_the_calm_line(
     about stopping the statin: no crisis message, the calm CVV line under the answer."""
     first = "a sinvastatina tá me dando dor nas pernas"
     body = ask(service, first)
-    history = [{"question": first, "citations": [c["id"] for c in body["citations"]]}]
+    history = [turn(first, body)]
     body = ask(service, "então amanhã eu paro de vez", history)
     assert body["emergency"] is None, body
     assert body["uncertain"] == "self_harm", body
@@ -244,7 +249,7 @@ def test_a_poisoning_told_just_before_stays_for_the_next_message(service: Servic
     first = "socorro, minha filha de 2 anos engoliu uns comprimidos de dipirona da vó agora"
     body = ask(service, first)
     assert body["emergency"] == "poisoning", body
-    history = [{"question": first, "citations": [c["id"] for c in body["citations"]]}]
+    history = [turn(first, body)]
     later = "ela tá tranquila, brincando, tem mesmo que levar?"
     body = ask(service, later, history)
     assert body["emergency"] == "poisoning", body
@@ -275,7 +280,7 @@ def test_the_carried_medicine_is_not_a_part_of_its_own(service: Service) -> None
     parts, and the metformina card's line on meals opened the answer on beer."""
     first = "meu pai toma metformina no almoço e no jantar"
     body = ask(service, first)
-    history = [{"question": first, "citations": [c["id"] for c in body["citations"]]}]
+    history = [turn(first, body)]
     body = ask(service, "e uma cervejinha no churrasco de domingo, ele pode?", history)
     assert [c["id"] for c in body["citations"]][:1] == ["card-032"], body
     assert "refeições" not in body["answer"], body["answer"]
