@@ -55,7 +55,12 @@ from app.safety.classifier import (
     own_reading,
     rule_features,
 )
-from app.safety.emergency import EmergencyDetector, model_reading, quiet_self_harm
+from app.safety.emergency import (
+    EmergencyDetector,
+    model_reading,
+    outranked_by_self_harm,
+    quiet_self_harm,
+)
 from app.safety.pii import clean_question
 from evaluation.authored import load_authors
 from evaluation.golden import (
@@ -232,6 +237,8 @@ def decide(
     model's likeliest event when P(none) <= `escalate` (a self-harm one without words of
     intent, death or harm to self in `folded` gets the calm line instead); and no calm line
     for a self-harm reading too weak to escalate on at or above the self-harm quiet level."""
+    if outranked_by_self_harm(reading.kind, p, folded):
+        return "self_harm", None
     if reading.kind in VETOED and overrules(
         reading.kind, reading.subkind, reading.signals, p, t[reading.kind]
     ):

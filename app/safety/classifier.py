@@ -56,7 +56,7 @@ _CONCEPTS = (
     "poisoning:poisoning",
     *(f"self_harm:{s}" for s in ("explicit", "implicit", "method", "topic")),
 )  # fmt: skip
-_LAUGH = re.compile(r"\bk{3,}\b|\bhaha|\brs\b")
+LAUGH = re.compile(r"\bk{3,}\b|\bhaha|\brs\b")
 RULE_FEATURES = (
     *(f"rule_{k}" for k in KINDS),
     *(f"near_rule_{k}" for k in KINDS),
@@ -102,7 +102,7 @@ def rule_features(kind: str | None, signals: dict[str, Any], folded: str = "") -
         float(bool(signals.get("own_double_well"))),
         math.log1p(len(folded.split())),
         float("?" in folded),
-        float(bool(_LAUGH.search(folded))),
+        float(bool(LAUGH.search(folded))),
         float(len(concepts)),
     ]
     return np.array(values, dtype=np.float32)

@@ -36,7 +36,13 @@ import numpy as np
 
 from app.core.text import fold
 from app.core.yamlfile import read_yaml
-from app.safety.classifier import EmergencyClassifier, load_classifier, rule_features
+from app.safety.classifier import (
+    LAUGH,
+    VETOED,
+    EmergencyClassifier,
+    load_classifier,
+    rule_features,
+)
 from app.safety.concepts import C, S, _blood_pressure, concept_hits
 from app.safety.reading import (
     _cues,
@@ -44,6 +50,7 @@ from app.safety.reading import (
     _read_not_felt,
     lethality,
     literal,
+    pieces,
     present_with_signs,
     self_harm_evidence,
     swallowed_none,
@@ -222,6 +229,8 @@ class EmergencyDetector:
             if own is None and quiet_self_harm(rules, model.quiets("self_harm", p), folded):
                 return Assessment(None, None, {**signals, "quiet": rules.uncertain})
             return model_reading(own, rules, signals, folded)
+        if outranked_by_self_harm(rules.kind, p, folded):
+            return Assessment("self_harm", "classifier", {**signals, "by": "outranked"})
         if model.vetoes(rules.kind, p, rules.subkind, rules.signals):
             calm = None if model.quiets(rules.kind, p) else rules.kind  # sure: no calm line
             return Assessment(None, None, {**signals, "vetoed": rules.kind}, uncertain=calm)
@@ -234,6 +243,38 @@ class EmergencyDetector:
         found = self._read(folded, text_read, vector)
         if found.kind is None and self._evidenced(text_read, found.signals):
             return Assessment("self_harm", "evidence", {**found.signals, "by": "evidence"})
+        if found.kind is None or found.kind == "medical" and found.signals["by"] == "neighbours":
+            return self._clause_reading(found, folded, text_read)
+        return found
+
+    def _clause_reading(self, found: Assessment, folded: str, text_read: str) -> Assessment:
+        """A self-harm reading of one clause alone, where the whole message reads nothing, or
+        a medical event by resemblance alone (not a poisoning: "minha neta ... tomou quase
+        metade do vidro" alone loses whose it was). A crisis told beside an ordinary
+        question ("a amitriptilina faz mal pro coração? às vezes eu queria que meu coração
+        simplesmente parasse") is not drowned by it. Only a clause with words of its own
+        counts, read as self-harm alone: a self-harm concept, or words of intent, death or
+        harm to self (C.SELF_HARM_EVIDENCE; "não aguento mais" not by itself, C.FED_UP).
+        Never where the whole message is a question about the topic, a hypothesis, someone
+        else's or a past intent, or a laugh: the clause alone would lose that."""
+        s = found.signals
+        if s["informational_cue"] or s["generic_question"] or s["hypothetical"]:
+            return found
+        if s["not_own_intent"] or LAUGH.search(folded):
+            return found
+        parts = [
+            part
+            for part in pieces(text_read)
+            if any(k == "self_harm" for k, _ in concept_hits(part))
+            or C.SELF_HARM_EVIDENCE.search(C.FED_UP.sub(" ", part))
+        ]
+        for part, vector in zip(parts, self._embed(parts) if parts else [], strict=True):
+            alone = self._read(part, part, vector)
+            if alone.kind == "self_harm" or (
+                alone.kind is None and self._evidenced(part, alone.signals)
+            ):
+                signals = {**s, "by": "clause", "clause": part}
+                return Assessment("self_harm", alone.subkind or "evidence", signals)
         return found
 
     def _evidenced(self, literal: str, signals: dict[str, Any]) -> bool:
@@ -352,6 +393,16 @@ class EmergencyDetector:
             signals["ordinary_lead"] = round(lead, 3)
             return Assessment(None, None, signals, uncertain=kind)
         return Assessment(kind, sub, signals)
+
+
+def outranked_by_self_harm(kind: str | None, p: dict[str, float], folded: str) -> bool:
+    """Whether a medical or poisoning reading gives way to self-harm: the message has words
+    of intent, death or harm to self and the model finds self-harm likelier than anything
+    else. "queria q tudo acabasse logo ... fico pedindo pra nao acordar de manha" read as
+    someone unconscious, "parei tudo de proposito ... se o coraçao parar, parou" as a heart
+    attack (a fresh author's, s12); the self-harm message names SAMU 192 too. No tuning or
+    test event of another kind changed (docs/safety.md)."""
+    return kind in VETOED and p["self_harm"] >= max(p.values()) and self_harm_evidence(folded)
 
 
 def quiet_self_harm(rules: Assessment, sure: bool, folded: str) -> bool:

@@ -17,6 +17,16 @@ def _clauses(folded: str) -> list[tuple[int, int]]:
     return list(zip(bounds, bounds[1:], strict=False))
 
 
+def pieces(folded: str, fewest: int = 4) -> list[str]:
+    """The clauses of a message of several, each of at least `fewest` words, for a crisis told
+    beside an ordinary question ("posso tomar rivotril com cerveja? to num buraco e nao vejo
+    como sair"): read alone, the clause is not drowned by the question around it. Empty for a
+    message of one clause."""
+    clauses = [folded[lo:hi].strip(" ,.;!?") for lo, hi in _clauses(folded)]
+    kept = [c for c in clauses if len(c.split()) >= fewest]
+    return kept if len([c for c in clauses if c]) > 1 else []
+
+
 def _past_covers_signs(
     folded: str, spans: list[tuple[int, int]], cue: re.Pattern[str] = C.PAST
 ) -> bool:

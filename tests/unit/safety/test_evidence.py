@@ -12,7 +12,14 @@ from pathlib import Path
 import pytest
 
 from app.core.text import fold
-from app.safety.emergency import EmergencyDetector, lethality, self_harm_evidence
+from app.safety.concepts import C
+from app.safety.emergency import (
+    EmergencyDetector,
+    lethality,
+    outranked_by_self_harm,
+    self_harm_evidence,
+)
+from app.safety.reading import literal
 from tests.fakes import FakeEmbedder
 from tests.unit.safety.conftest import write_resemblance_bank
 
@@ -106,3 +113,86 @@ def test_evidence_that_resembles_the_ordinary_questions_more_is_not_enough(
     d.SELF_HARM_MIN = 2.0
     d.EVIDENCE_LEAD = (2.0, 2.0)  # a lead no message has
     assert d.assess("vou abotoar o paleto de madeira").kind is None
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        # a review's and a fresh author's crises told beside a question (s12, 2026-12-07),
+        # here in other words
+        "acho que mes que vem eu nao to mais aqui pra buscar receita",
+        "to so aguardando a minha hora de ir",
+        "do jeito que ta, hj eu faço uma loucura",
+        "nao tenho mais motivo nenhum",
+        "olhando daqui eu nao vejo saida",
+        "vou parar os remedios pra deixar a doença me levar",
+        "ja escolhi o dia, so falta coragem",
+        "parei a insulina pra poder partir de vez",
+        "so queria que tudo terminasse de uma vez",
+        "tem uma arma carregada no armario e hoje eu fico sozinha",
+        "to trancada no banheiro com a gilete",
+        "to sentado na beirada da laje",
+        "queria que o coracao dele parasse",
+        "minha esposa morreu e eu so penso em ir junto com ela",
+    ],
+)
+def test_crises_told_beside_a_question_have_their_words(message: str) -> None:
+    assert self_harm_evidence(fold(message)), message
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        # the same words told ordinarily (look-alikes of s12, and a review's)
+        "nao aguento mais tomar esse xarope de gosto ruim",
+        "nao aguento mais tossir de madrugada",
+        "esqueci onde deixei a chave do armario de remedios",
+        "queria me despedir da enfermeira do posto antes de mudar",
+        "a corda do varal ta no sol, posso deixar a insulina perto?",
+        "guardo as canetas fechadas na porta da geladeira?",
+        "juntei as canetas usadas, onde descarto?",
+        "a medica falou q depois desse mes nao vou precisar mais.",
+        "vou me matar de trabalhar esse mes, posso tomar cafe com o remedio?",
+        "queria dormir e nao acordar tao cedo amanha, o zolpidem ajuda?",
+        "quero que acabe logo essa tosse do enalapril",
+        "preciso tomar cedo pra poder ir logo pro trabalho",
+        "meu marido tem arma porque é policial, o remedio interage com algo?",
+        "peguei a faca pra cortar o comprimido ao meio, pode?",
+        "guardando as insulinas pra aplicar todas na hora certa, pode?",
+    ],
+)
+def test_their_look_alikes_are_not_evidence(message: str) -> None:
+    assert not C.SELF_HARM_EVIDENCE.search(literal(fold(message))), message
+
+
+def test_a_crisis_told_beside_a_question_is_read_in_its_own_clause(tmp_path: Path) -> None:
+    """The whole message resembles the ordinary question more than the crisis, so its words
+    alone do not escalate it (EVIDENCE_LEAD); its last clause, read alone, is evidence."""
+    d = detector(write_resemblance_bank(tmp_path, ordinary=False))
+    d.SELF_HARM_MIN = 2.0  # no reading by resemblance at all
+    question = "qual horario certo da insulina noturna? nao tenho mais motivo"
+    whole = d.rules(question)
+    assert whole.kind == "self_harm" and whole.signals["by"] == "clause", whole.signals
+    assert whole.signals["clause"] == "nao tenho mais motivo"
+    # without words of its own, or with "não aguento mais" alone: no clause is read alone
+    assert d.rules("qual horario certo da insulina noturna? nao tenho mais tempo").kind is None
+    assert (
+        d.rules("qual horario certo da insulina noturna? sinceramente nao aguento mais").kind
+        is None
+    )
+    # nor where the whole message laughs, or is a question about the topic
+    assert d.rules(question + " kkkk").kind is None
+    assert d.rules("o que e nao ter mais motivo? qual horario certo da insulina").kind is None
+
+
+def test_a_medical_reading_gives_way_to_self_harm_only_on_its_words_and_the_model() -> None:
+    sure = {"none": 0.01, "medical": 0.04, "poisoning": 0.0, "self_harm": 0.95}
+    words = fold("parei tudo de proposito. se o coracao parar, parou")
+    assert outranked_by_self_harm("medical", sure, words)
+    assert outranked_by_self_harm("poisoning", sure, words)
+    # not without the words, not when the model finds another kind likelier, never over
+    # no reading (the model's own reading decides there)
+    assert not outranked_by_self_harm("medical", sure, fold("dor no peito e suor frio"))
+    unsure = {"none": 0.01, "medical": 0.6, "poisoning": 0.0, "self_harm": 0.39}
+    assert not outranked_by_self_harm("medical", unsure, words)
+    assert not outranked_by_self_harm(None, sure, words)
