@@ -169,6 +169,10 @@ def test_a_sign_names_its_subkind() -> None:
         ("minha mãe tomou o remédio da pressão duas vezes sem querer e tá bem tonta", False),
         ("tomei a insulina duas vezes sem querer, tô bem", False),
         ("meu neto tomou o xarope duas vezes, tá bem", False),
+        # a blood pressure reading or a strength is no amount (s11-0081); a count still is
+        ("tomei a losartana 2x hoje, to bem, a pressão deu 12 por 8", True),
+        ("tomei o anlodipino de 10mg duas vezes, to me sentindo bem", True),
+        ("tomei o remedio da pressão duas vezes, foram 6 comprimidos, to bem", False),
     ],
 )
 def test_a_second_dose_of_ones_own_medicine_while_well_is_told_apart(
