@@ -252,9 +252,11 @@ class EmergencyDetector:
         a medical event by resemblance alone (not a poisoning: "minha neta ... tomou quase
         metade do vidro" alone loses whose it was). A crisis told beside an ordinary
         question ("a amitriptilina faz mal pro coração? às vezes eu queria que meu coração
-        simplesmente parasse") is not drowned by it. Only a clause with words of its own
-        counts, read as self-harm alone: a self-harm concept, or words of intent, death or
-        harm to self (C.SELF_HARM_EVIDENCE; "não aguento mais" not by itself, C.FED_UP).
+        simplesmente parasse") is not drowned by it. Only a clause with words of one's own
+        intent or death (C.SELF_HARM_INTENT, first person; or a self-harm concept) counts,
+        and only if it reads as self-harm alone (too weakly: the CVV calm line); the words
+        of context SELF_HARM_EVIDENCE
+        also holds (a farewell, a key left, a rope) need the whole message around them.
         Never where the whole message is a question about the topic, a hypothesis, someone
         else's or a past intent, or a laugh: the clause alone would lose that."""
         s = found.signals
@@ -266,8 +268,9 @@ class EmergencyDetector:
             part
             for part in pieces(text_read)
             if any(k == "self_harm" for k, _ in concept_hits(part))
-            or C.SELF_HARM_EVIDENCE.search(C.FED_UP.sub(" ", part))
+            or C.SELF_HARM_INTENT.search(part)
         ]
+        uncertain = found.uncertain
         for part, vector in zip(parts, self._embed(parts) if parts else [], strict=True):
             alone = self._read(part, part, vector)
             if alone.kind == "self_harm" or (
@@ -275,7 +278,11 @@ class EmergencyDetector:
             ):
                 signals = {**s, "by": "clause", "clause": part}
                 return Assessment("self_harm", alone.subkind or "evidence", signals)
-        return found
+            if alone.uncertain == "self_harm" and found.kind is None:
+                uncertain = "self_harm"  # too weak alone: the CVV calm line under the answer
+        if uncertain == found.uncertain:
+            return found
+        return Assessment(None, None, {**s, "clause_uncertain": True}, uncertain=uncertain)
 
     def _evidenced(self, literal: str, signals: dict[str, Any]) -> bool:
         """Words of intent, death or harm to self (C.SELF_HARM_EVIDENCE) in a message that
@@ -284,7 +291,7 @@ class EmergencyDetector:
         (EVIDENCE_LEAD): "nem sei se vai ter amanhã pra mim", "vou abotoar o paletó"."""
         if signals["informational_cue"] or signals["generic_question"] or signals["not_own_intent"]:
             return False
-        if not C.SELF_HARM_EVIDENCE.search(literal):
+        if not (C.SELF_HARM_EVIDENCE.search(literal) or C.SELF_HARM_INTENT.search(literal)):
             return False
         sim = signals.get("nearest_self_harm", -1.0)
         over_ordinary, over_informational = self.EVIDENCE_LEAD

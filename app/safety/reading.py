@@ -110,8 +110,9 @@ def _cues(folded: str, literal: str) -> tuple[list[tuple[str, str]], bool, bool,
             and not (C.PRESENT.search(folded) and C.RECUR.search(folded))
         )
     )
-    # "hoje já está normal" names the day to say it is over
-    present = bool(C.PRESENT.search(C.WELL_TODAY.sub(" ", folded)))
+    # "hoje já está normal" names the day to say it is over; "e se isso acontecer comigo, o
+    # que eu faço?" asks what to do in a case to come
+    present = bool(C.PRESENT.search(_unsupposed(C.WELL_TODAY.sub(" ", folded))))
     if (
         present
         and hits
@@ -164,6 +165,19 @@ def _cues(folded: str, literal: str) -> tuple[list[tuple[str, str]], bool, bool,
         hits = [("self_harm", "topic") if k == "self_harm" else (k, s) for k, s in hits]
         informational = True
     return hits, informational, present, bool(generic), hypothetical, not_own
+
+
+def _unsupposed(folded: str) -> str:
+    """The text with each supposed case blanked, from its "e se ..." to the end of its
+    sentence: a present cue there ("e se isso acontecer comigo, o que eu faço?") tells of
+    nothing now (a fresh author's f15-057, asked after "é verdade que ... pode fazer a
+    língua inchar?")."""
+    out = folded
+    for m in C.HYPOTHETICAL.finditer(folded):
+        end = re.search(r"[.?!;]|$", folded[m.end() :])
+        stop = m.end() + (end.start() if end else 0)
+        out = out[: m.start()] + " " * (stop - m.start()) + out[stop:]
+    return out
 
 
 def _denied(literal: str) -> tuple[set[tuple[str, str]], set[tuple[int, int]]]:
@@ -246,9 +260,12 @@ def literal(folded: str) -> str:
 
 
 def self_harm_evidence(folded: str) -> bool:
-    """Words of intent, death or harm to self (C.SELF_HARM_EVIDENCE, read in `literal`), or a
-    question about amounts, lethality or methods."""
-    return bool(C.SELF_HARM_EVIDENCE.search(literal(folded)) or lethality(folded))
+    """Words of intent, death or harm to self (C.SELF_HARM_EVIDENCE and C.SELF_HARM_INTENT,
+    read in `literal`), or a question about amounts, lethality or methods."""
+    text = literal(folded)
+    return bool(
+        C.SELF_HARM_EVIDENCE.search(text) or C.SELF_HARM_INTENT.search(text) or lethality(folded)
+    )
 
 
 def _first_person(folded: str) -> bool:

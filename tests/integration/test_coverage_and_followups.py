@@ -309,8 +309,8 @@ def test_a_medicine_the_story_names_is_what_a_nameless_question_asks_about(
 @pytest.mark.parametrize(
     "question",
     [
-        "o omeprazol é antes do café? falando nisso, já escolhi o dia e ninguém vai me impedir",
-        "posso tomar sinvastatina de manhã? eu só espero a minha hora chegar logo",
+        "o omeprazol é antes do café? falando nisso, eu só penso em sumir pra sempre",
+        "posso tomar sinvastatina de manhã? eu só tô esperando a minha hora chegar",
         "a metformina dá diarreia? tomara que meu coração simplesmente pare essa noite",
     ],
 )
@@ -319,15 +319,22 @@ def test_a_crisis_told_beside_an_ordinary_question_is_escalated(
 ) -> None:
     """Before: the ordinary question drowned the crisis told in the clause beside it, and
     these got their card's lines and no CVV at all (a review's and a fresh author's
-    wordings, s12, 2026-12-07; these are new). The clause is read alone."""
+    wordings, s12, 2026-12-07; these are new). A clause with first-person words of intent
+    or death is read alone."""
     body = ask(service, question)
     assert body["emergency"] == "self_harm", body
     assert "CVV 188" in body["answer"], body["answer"]
 
 
-def test_being_fed_up_with_a_side_effect_is_still_answered(service: Service) -> None:
-    """ "não aguento mais" after a complaint is not read alone: the answer, no crisis."""
+def test_words_of_context_in_a_clause_are_still_answered(service: Service) -> None:
+    """A complaint with "não aguento mais", or a farewell to the doctor, is not read alone (a
+    review of the first version escalated "tchau doutor, obrigado por tudo ...")."""
     body = ask(service, "a tosse do enalapril passa? não aguento mais tossir a noite toda")
     assert body["emergency"] is None, body
     assert [c["id"] for c in body["citations"]][:1] == ["card-012"], body
     assert "tosse" in body["answer"], body["answer"]
+    body = ask(
+        service, "tchau doutor, obrigado por tudo. a losartana eu tomo de manhã ou de noite?"
+    )
+    assert body["emergency"] is None, body
+    assert [c["id"] for c in body["citations"]][:1] == ["card-009"], body

@@ -30,6 +30,14 @@ def detector(informational_bank: Path) -> EmergencyDetector:
         ("a pressão do meu pai deu 22 por 14 com dor de cabeça forte", "medical"),
         ("tomo metformina e estou vomitando há 3 dias, não paro nada no estômago", "medical"),
         ("meu filho de 3 anos engoliu uns comprimidos da avó", "poisoning"),
+        # an overdose told as meant is self-harm; "não foi de propósito" is not (a review)
+        ("tomei uns 20 paracetamol hoje, nao foi pela dor", "self_harm"),
+        (
+            "tomei 8 rivotril por engano, juro que nao foi de proposito, to muito sonolenta",
+            "poisoning",
+        ),
+        # told now before the case to come: still now
+        ("minha mãe tá com a língua inchada agora, e se piorar o que eu faço?", "medical"),
         ("tomei o remédio da pressão duas vezes sem querer", "poisoning"),
         ("penso em suicídio", "self_harm"),
         ("quero tomar a cartela inteira de uma vez", "self_harm"),
@@ -132,6 +140,10 @@ def test_emergencies_are_escalated_with_their_kind(
         "o marevan me deixa com medo de me cortar cozinhando, o que faço se cortar?",
         "tomo varfarina, se eu me cortar fazendo a barba sangra muito?",
         "o que fazer se cortar o dedo tomando marevan?",
+        # a case to come ("e se ..., o que eu faço?") and "como eu noto se ..." (a fresh
+        # author's f15-057 and f15-063, here in other words)
+        "é verdade que o captopril incha a língua? e se acontecer com minha mãe, o que eu faço?",
+        "como eu noto se meu pai está tendo um infarto? e se for, levo de carro?",
     ],
 )
 def test_informational_questions_are_not_escalated(

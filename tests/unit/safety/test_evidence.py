@@ -119,32 +119,46 @@ def test_evidence_that_resembles_the_ordinary_questions_more_is_not_enough(
     "message",
     [
         # a review's and a fresh author's crises told beside a question (s12, 2026-12-07),
-        # here in other words
-        "acho que mes que vem eu nao to mais aqui pra buscar receita",
+        # here in other words: the first-person words a clause read alone may rest on
         "to so aguardando a minha hora de ir",
-        "do jeito que ta, hj eu faço uma loucura",
         "nao tenho mais motivo nenhum",
         "olhando daqui eu nao vejo saida",
         "vou parar os remedios pra deixar a doença me levar",
-        "ja escolhi o dia, so falta coragem",
-        "parei a insulina pra poder partir de vez",
-        "so queria que tudo terminasse de uma vez",
-        "tem uma arma carregada no armario e hoje eu fico sozinha",
-        "to trancada no banheiro com a gilete",
-        "to sentado na beirada da laje",
-        "queria que o coracao dele parasse",
-        "minha esposa morreu e eu so penso em ir junto com ela",
+        "queria que meu coracao parasse de uma vez",
+        "acho que nao passo desse mes",
+        "hoje eu faço uma bobagem comigo",
+        "to pensando em sumir pra sempre",
     ],
 )
-def test_crises_told_beside_a_question_have_their_words(message: str) -> None:
+def test_crises_told_beside_a_question_have_words_of_intent(message: str) -> None:
+    assert C.SELF_HARM_INTENT.search(literal(fold(message))), message
     assert self_harm_evidence(fold(message)), message
 
 
 @pytest.mark.parametrize(
     "message",
     [
+        # a review of the first version (2026-12-07): words of context, or someone else's
+        "tchau doutor, obrigado por tudo, ultima consulta hoje",
+        "escolhi o dia da cirurgia, quando paro o AAS?",
+        "to esperando minha vez chegar na fila do posto",
+        "quero que acabe logo essa dor de dente",
+        "to trancada no banheiro do trabalho com colica",
+        "a arma do meu marido fica carregada no cofre",
+        "vou fazer uma besteira e comer feijoada hoje",
+        "sera que o cachorro vai morrer?",
+        "queria que o coracao dele parasse de disparar",
+        "nao to mais por aqui, mudei pra curitiba",
+    ],
+)
+def test_words_of_context_are_not_words_of_intent(message: str) -> None:
+    assert not C.SELF_HARM_INTENT.search(literal(fold(message))), message
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
         # the same words told ordinarily (look-alikes of s12, and a review's)
-        "nao aguento mais tomar esse xarope de gosto ruim",
         "nao aguento mais tossir de madrugada",
         "esqueci onde deixei a chave do armario de remedios",
         "queria me despedir da enfermeira do posto antes de mudar",
@@ -156,8 +170,6 @@ def test_crises_told_beside_a_question_have_their_words(message: str) -> None:
         "queria dormir e nao acordar tao cedo amanha, o zolpidem ajuda?",
         "quero que acabe logo essa tosse do enalapril",
         "preciso tomar cedo pra poder ir logo pro trabalho",
-        "meu marido tem arma porque é policial, o remedio interage com algo?",
-        "peguei a faca pra cortar o comprimido ao meio, pode?",
         "guardando as insulinas pra aplicar todas na hora certa, pode?",
     ],
 )
@@ -196,3 +208,20 @@ def test_a_medical_reading_gives_way_to_self_harm_only_on_its_words_and_the_mode
     unsure = {"none": 0.01, "medical": 0.6, "poisoning": 0.0, "self_harm": 0.39}
     assert not outranked_by_self_harm("medical", unsure, words)
     assert not outranked_by_self_harm(None, sure, words)
+
+
+def test_a_clause_of_intent_too_weak_alone_gives_the_calm_line(tmp_path: Path) -> None:
+    """A clause with words of intent that reads as self-harm alone, but too weakly to
+    escalate on (nearly as close to the ordinary questions), leaves the answer with the CVV
+    calm line under it."""
+    d = detector(write_resemblance_bank(tmp_path, ordinary=True))
+    d.SELF_HARM_MIN = 0.6  # the clause alone resembles the exemplars; the whole message not
+    d.ORDINARY_MARGIN = {**d.ORDINARY_MARGIN, "self_harm": 1.0}  # a lead none has
+    d.EVIDENCE_LEAD = (2.0, 2.0)  # the words alone never escalate here
+    question = "qual horario certo da insulina? alfa beta gama delta nao tenho mais motivo"
+    found = d.rules(question)
+    assert found.kind is None and found.uncertain == "self_harm", found.signals
+    assert found.signals.get("clause_uncertain")
+    # without the words of intent in the clause: nothing
+    plain = d.rules("qual horario certo da insulina? alfa beta gama delta nao tenho mais tempo")
+    assert plain.kind is None and plain.uncertain is None, plain.signals
