@@ -36,6 +36,10 @@ def detector(informational_bank: Path) -> EmergencyDetector:
             "tomei 8 rivotril por engano, juro que nao foi de proposito, to muito sonolenta",
             "poisoning",
         ),
+        # a self-injury told done, after a question (a review, 2026-12-07: read as nothing);
+        # an accident is a bleed
+        ("o anti-inflamatório dá alergia? to no quarto com os pulsos cortados", "self_harm"),
+        ("cortei o pulso no vidro sem querer e sangra muito, não para", "medical"),
         # told now before the case to come: still now
         ("minha mãe tá com a língua inchada agora, e se piorar o que eu faço?", "medical"),
         ("tomei o remédio da pressão duas vezes sem querer", "poisoning"),
