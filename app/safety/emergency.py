@@ -53,6 +53,7 @@ from app.safety.reading import (
     pieces,
     present_with_signs,
     self_harm_evidence,
+    self_harm_words,
     swallowed_none,
 )
 
@@ -252,11 +253,11 @@ class EmergencyDetector:
         a medical event by resemblance alone (not a poisoning: "minha neta ... tomou quase
         metade do vidro" alone loses whose it was). A crisis told beside an ordinary
         question ("a amitriptilina faz mal pro coração? às vezes eu queria que meu coração
-        simplesmente parasse") is not drowned by it. Only a clause with words of one's own
-        intent or death (C.SELF_HARM_INTENT, first person; or a self-harm concept) counts,
-        and only if it reads as self-harm alone (too weakly: the CVV calm line); the words
-        of context SELF_HARM_EVIDENCE
-        also holds (a farewell, a key left, a rope) need the whole message around them.
+        simplesmente parasse") is not drowned by it. Only a clause with first-person words
+        of one's own intent or death (C.SELF_HARM_INTENT) counts, and only if it reads as
+        self-harm alone (too weakly: the CVV calm line). The words of context that
+        SELF_HARM_EVIDENCE also holds (a farewell, a key left, a rope) need the whole
+        message around them, and a self-harm concept is read in the whole message already.
         Never where the whole message is a question about the topic, a hypothesis, someone
         else's or a past intent, or a laugh: the clause alone would lose that."""
         s = found.signals
@@ -264,12 +265,7 @@ class EmergencyDetector:
             return found
         if s["not_own_intent"] or LAUGH.search(folded):
             return found
-        parts = [
-            part
-            for part in pieces(text_read)
-            if any(k == "self_harm" for k, _ in concept_hits(part))
-            or C.SELF_HARM_INTENT.search(part)
-        ]
+        parts = [part for part in pieces(text_read) if C.SELF_HARM_INTENT.search(part)]
         uncertain = found.uncertain
         for part, vector in zip(parts, self._embed(parts) if parts else [], strict=True):
             alone = self._read(part, part, vector)
@@ -291,7 +287,7 @@ class EmergencyDetector:
         (EVIDENCE_LEAD): "nem sei se vai ter amanhã pra mim", "vou abotoar o paletó"."""
         if signals["informational_cue"] or signals["generic_question"] or signals["not_own_intent"]:
             return False
-        if not (C.SELF_HARM_EVIDENCE.search(literal) or C.SELF_HARM_INTENT.search(literal)):
+        if not self_harm_words(literal):
             return False
         sim = signals.get("nearest_self_harm", -1.0)
         over_ordinary, over_informational = self.EVIDENCE_LEAD

@@ -259,13 +259,16 @@ def literal(folded: str) -> str:
     return str(C.FIGURATIVE.sub(" ", folded))
 
 
+def self_harm_words(literal: str) -> bool:
+    """Words of intent, death or harm to self in a message read literally: those of context
+    (C.SELF_HARM_EVIDENCE) or of one's own intent (C.SELF_HARM_INTENT)."""
+    return bool(C.SELF_HARM_EVIDENCE.search(literal) or C.SELF_HARM_INTENT.search(literal))
+
+
 def self_harm_evidence(folded: str) -> bool:
-    """Words of intent, death or harm to self (C.SELF_HARM_EVIDENCE and C.SELF_HARM_INTENT,
-    read in `literal`), or a question about amounts, lethality or methods."""
-    text = literal(folded)
-    return bool(
-        C.SELF_HARM_EVIDENCE.search(text) or C.SELF_HARM_INTENT.search(text) or lethality(folded)
-    )
+    """Words of intent, death or harm to self (self_harm_words, read in `literal`), or a
+    question about amounts, lethality or methods."""
+    return self_harm_words(literal(folded)) or lethality(folded)
 
 
 def _first_person(folded: str) -> bool:
