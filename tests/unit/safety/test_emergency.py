@@ -477,3 +477,21 @@ def test_insulin_gathered_to_inject_at_once_is_a_method(
     detector: EmergencyDetector, question: str, kind: str | None
 ) -> None:
     assert detector.assess(question).kind == kind
+
+
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        # the inhaler's timing, not a breath that fails (f16-008, in other words)
+        ("minha mae nao consegue puxar o ar no tempo certo da bombinha, o espaçador ajuda?", None),
+        ("meu neto não consegue puxar o ar junto com o jato da bombinha, como ensino?", None),
+        ("não consigo puxar o ar ao mesmo tempo que aperto o spray, é normal?", None),
+        # a breath that fails, the inhaler beside it
+        ("meu filho não consegue puxar o ar nem com a bombinha, os lábios tão roxos", "medical"),
+        ("nao consigo puxar o ar direito, usei a bombinha 3x e nada", "medical"),
+    ],
+)
+def test_the_inhalers_timing_is_no_breath_that_fails(
+    detector: EmergencyDetector, question: str, kind: str | None
+) -> None:
+    assert detector.assess(question).kind == kind
