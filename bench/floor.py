@@ -126,10 +126,11 @@ class Direct:
 
     def __call__(self, question: str) -> dict[str, Any]:
         from app.agent import graph, nodes
+        from app.agent.screen import screen
 
         runtime = SimpleNamespace(context=self.deps)
         state: dict[str, Any] = {"question": question, "top_k": self.top_k, "history": []}
-        for step in (nodes.screen, nodes.retrieve, nodes.decide):
+        for step in (screen, nodes.retrieve, nodes.decide):
             state.update(step(state, runtime))  # type: ignore[arg-type]
         if nodes.route(state) == "generate":  # type: ignore[arg-type]
             state.update(graph.answer(state, runtime))  # type: ignore[arg-type]

@@ -51,6 +51,8 @@ GROUPS = {
     "names (about, general_named)": ("about", "general_named"),
     "no example questions (no_ex)": ("no_ex",),
     "conversation (context, earlier)": ("context", "earlier"),
+    "a follow-up's own words (ex_own, gap_own)": ("ex_own", "gap_own"),
+    "another medicine's card (other_medicine)": ("other_medicine",),
     "known questions (bank)": ("bank",),
 }
 
@@ -76,6 +78,9 @@ class Turn:
         signals = replace(
             self.signals,
             examples={c: v for c, v in self.signals.examples.items() if c != card},
+            examples_own=None
+            if self.signals.examples_own is None
+            else {c: v for c, v in self.signals.examples_own.items() if c != card},
             example_cards=cards - {card},
         )
         return replace(self, x=features(self.candidates, signals), signals=signals)

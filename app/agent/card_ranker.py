@@ -74,6 +74,9 @@ FEATURES = (
     "general_named",
     "no_ex",
     "earlier",
+    "ex_own",
+    "gap_own",
+    "other_medicine",
 )
 
 
@@ -92,6 +95,8 @@ class CardSignals:
     lexical: dict[str, float] = field(default_factory=dict)  # card -> lexical coverage
     medicine_cards: frozenset[str] = frozenset()  # the cards about some medicine
     names_medicine: bool = False  # the question names a medicine, or a follow-up carries one
+    # card -> best example similarity of a follow-up's own words (None: as `examples`)
+    examples_own: dict[str, float] | None = None
 
 
 def card_examples(sims: dict[str, float]) -> dict[str, float]:
@@ -110,10 +115,9 @@ def features(candidates: list[ContextChunk], s: CardSignals) -> np.ndarray:
         return np.zeros((0, len(FEATURES)))
     ids = [c.id for c in candidates]
     rank = np.array([c.rank_score for c in candidates])
-    ex = np.array([max(s.examples.get(i, 0.0), 0.0) for i in ids])
     no_ex = np.array([s.example_cards is not None and i not in s.example_cards for i in ids])
-    if no_ex.any():
-        ex[no_ex] = float(np.median(ex[~no_ex])) if (~no_ex).any() else 0.0
+    ex = _example_column(ids, s.examples, no_ex)
+    own = ex if s.examples_own is None else _example_column(ids, s.examples_own, no_ex)
     lex = np.array([s.lexical.get(i, 0.0) for i in ids])
     x = np.zeros((len(ids), len(FEATURES)))
     x[:, 0], x[:, 1] = rank, rank - rank.max()
@@ -125,7 +129,18 @@ def features(candidates: list[ContextChunk], s: CardSignals) -> np.ndarray:
     x[:, 9] = [s.names_medicine and i not in s.medicine_cards for i in ids]
     x[:, 10] = no_ex
     x[:, 11] = [i in s.earlier for i in ids]
+    x[:, 12], x[:, 13] = own, own - own.max()
+    x[:, 14] = [s.names_medicine and i in s.medicine_cards and i not in s.about for i in ids]
     return x
+
+
+def _example_column(ids: list[str], examples: dict[str, float], no_ex: np.ndarray) -> np.ndarray:
+    """Each candidate's best example similarity (0 at worst); a card with no example questions
+    gets the median of those that have some."""
+    ex = np.array([max(examples.get(i, 0.0), 0.0) for i in ids])
+    if no_ex.any():
+        ex[no_ex] = float(np.median(ex[~no_ex])) if (~no_ex).any() else 0.0
+    return ex
 
 
 def hand_score(candidates: list[ContextChunk], s: CardSignals) -> np.ndarray:

@@ -16,6 +16,7 @@ from app.agent.tunables import ASKED_MIN_TERMS, FOLLOW_UP_WORDS
 from app.core.text import fold
 from app.core.vocabulary import Entry, Mention, Vocabulary
 from app.retrieval.coverage import CardLexiconCache
+from app.safety.pii import clean_question
 
 _CONTINUATION = re.compile(
     r"^(?:e|mas|entao|tipo|ai|e se|e pra|e para|e no|e na|e quanto|e quando|e a|e o|e com|"
@@ -127,6 +128,43 @@ def previous_cards(history: list[Turn]) -> list[str]:
         if turn.get("citations"):
             return list(turn["citations"])
     return []
+
+
+# "E o AAS dela?", "E dipirona, pode?": a follow-up that names a medicine and asks nothing of
+# its own besides. Not "e com ...": "E com Advil?" after "Losartana 50: manhã ou noite?" asks
+# about taking both, not about the Advil alone.
+_ELLIPTICAL = re.compile(r"^(?:mas )?e\b(?! com\b)")
+
+
+def elliptical(
+    query: str, mentions: list[Mention], history: list[Turn], vocabulary: Vocabulary
+) -> str | None:
+    """A follow-up that only names a medicine asks the question before it about that one:
+    "E o AAS dela?" after "Minha mãe vai operar ... e toma metformina. Tem que parar
+    antes?" is that question with AAS in the place of the medicine it named last (read
+    alone, it was 0.04 from the AAS card and refused; f16-110). The earlier question is
+    itself read so first (then "e o da depressão?" after "e o do sono?" after "pode beber
+    tomando antibiótico?"). None when this turn asks something of its own (a content word
+    besides its names), or the question before named no medicine or several (in "pode
+    tomar ibuprofeno quem toma losartana?", which one "e paracetamol?" stands for is not
+    known)."""
+    named = [m for m in mentions if m.entry.covered and m.entry.kind == "medicine"]
+    if not history or not named or not _ELLIPTICAL.match(fold(query)):
+        return None
+    start, end = named[0].span[0], named[-1].span[1]
+    if content_terms(f"{query[:start]} {query[end:]}"):
+        return None  # it asks something of its own ("e o clonazepam, tem problema levar?")
+    earlier = clean_question(str(history[-1]["question"]))
+    earlier = elliptical(earlier, vocabulary.find(earlier), history[:-1], vocabulary) or earlier
+    before = [
+        m
+        for m in vocabulary.find(earlier)
+        if m.entry.covered and m.entry.kind == "medicine" and m.span[1] > m.span[0]
+    ]
+    if len({m.entry for m in before}) != 1 or before[0].entry in {m.entry for m in named}:
+        return None  # none, or several: which one it stands for is not known
+    was_start, was_end = before[0].span[0], before[-1].span[1]
+    return f"{earlier[:was_start]}{query[start:end]}{earlier[was_end:]}"
 
 
 def what_is_asked(query: str, mentions: list[Mention]) -> str | None:

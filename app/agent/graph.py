@@ -31,9 +31,9 @@ from app.agent.nodes import (
     respond,
     retrieve,
     route,
-    screen,
     verify,
 )
+from app.agent.screen import screen
 from app.agent.state import AgentState, Turn
 
 

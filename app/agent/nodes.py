@@ -1,10 +1,10 @@
 """The graph's nodes: plain functions of the state and the run's dependencies
 (`runtime.context`, an AgentDeps), each returning a partial update. Wired in graph.py.
 
-What they use lives by job: ranking (app.agent.ranking), the emergency and support cards
-(app.agent.topics), what the decision weighs (app.agent.decision), the focus and the
-guidance (app.agent.generators), the texts (app.agent.messages), the numbers
-(app.agent.tunables)."""
+The first node, `screen`, is app.agent.screen. What they use lives by job: ranking
+(app.agent.ranking), the emergency and support cards (app.agent.topics), what the decision
+weighs (app.agent.decision), the focus and the guidance (app.agent.generators), the texts
+(app.agent.messages), the numbers (app.agent.tunables)."""
 
 from __future__ import annotations
 
@@ -25,13 +25,7 @@ from app.agent.decision import (
     suggestions,
 )
 from app.agent.deps import AgentDeps
-from app.agent.followup import (
-    conversation,
-    example_vector,
-    focus_names,
-    part_text,
-    what_is_asked,
-)
+from app.agent.followup import example_vector, focus_names
 from app.agent.generators import Focus, add_guidance, make_focus
 from app.agent.messages import (
     CALM_LINE,
@@ -42,77 +36,16 @@ from app.agent.messages import (
     uncovered_part,
 )
 from app.agent.partial import judge_parts, partial_answer
-from app.agent.parts import clauses
 from app.agent.ranking import about_cards, card_signals, named_entries, rerank
 from app.agent.state import AgentState
 from app.agent.timing import elapsed_ms, timings
 from app.agent.topics import emergency_cards
 from app.agent.tunables import CITE_FLOOR, WIDEN
 from app.agent.verify import verify_draft
-from app.core.text import fold
 from app.core.vocabulary import Entry, Mention
 from app.retrieval.coverage import CardLexicon
 from app.retrieval.models import ContextChunk
-from app.safety.conversation import assess_turn, earlier_texts
-from app.safety.pii import clean_question
 from app.safety.rules import rules
-
-
-def screen(state: AgentState, runtime: Runtime[AgentDeps]) -> dict[str, Any]:
-    """Personal data out, names recognised, follow-up context, emergency assessed."""
-    deps = runtime.context
-    started = time.perf_counter()
-    query = clean_question(state["question"])
-    mentions = deps.vocabulary.find(query)
-    carried, context_cards, earlier_cards = conversation(
-        query, mentions, state.get("history", []), deps.vocabulary, deps.lexicon
-    )
-    search_query = deps.vocabulary.normalise(query)
-    topic = carried[0].display if carried else None
-    if carried:
-        search_query = f"{carried[0].name}: {search_query}"
-    # The emergency exemplars are embedded accent-folded and lower-cased, and so is the
-    # question: "NAO CONSIGO PUXAR O AR" as typed sat at 0.31 from the nearest heart-attack
-    # exemplars, folded at 0.59. Retrieval reads the same vector unless a name was normalised
-    # (on the tuning half both ranked the same, recall@1 0.914; one text fewer is ~2 ms).
-    folded = fold(query)
-    texts = [folded] if search_query == query else [folded, search_query]
-    asked = what_is_asked(query, mentions)
-    parts = clauses(query)
-    parts = parts if len(parts) >= 2 else []
-    # one batched call: the question folded, as searched, what it asks, and its parts (a part
-    # that names nothing is read with the message's first name: "e ele atrapalha o remédio
-    # da tireoide?" after "o omeprazol é antes do café?"); then the earlier messages: a
-    # crisis told before is read again (app.safety.conversation)
-    read_parts = [fold(part_text(p, mentions, deps.vocabulary)) for p in parts]
-    extra = ([asked] if asked else []) + read_parts
-    earlier, before = earlier_texts(state.get("history", []))
-    embedded = deps.retriever.embedder.embed([*texts, *extra, *earlier])
-    vectors, read = embedded[: len(texts) + len(extra)], embedded[len(texts) + len(extra) :]
-    question, pairs = state["question"], list(zip(earlier, read, strict=True))
-    assessment = assess_turn(deps.detector, question, query, vectors[0], carried, pairs, before)
-    # A follow-up names nothing of its own, so it is all "what is asked": retrieval reads it
-    # with the carried name in front ("metformina: e se der dor de barriga?"), and the
-    # sentences are chosen by the follow-up's own words (vectors[0]). With the name, the
-    # card's "A metformina ... deve ser tomada junto com as refeições" opened that answer.
-    asked_vector = vectors[len(texts)] if asked else (vectors[0] if carried else None)
-    return {
-        "folded_vector": vectors[0],
-        "clauses": list(zip(parts, vectors[len(vectors) - len(parts) :], strict=True)),
-        "query": query,
-        "search_query": search_query,
-        "topic": topic,
-        "query_vector": vectors[len(texts) - 1],
-        "asked_vector": asked_vector,
-        "emergency": assessment.kind,
-        "uncertain": assessment.uncertain,
-        "emergency_signals": {"subkind": assessment.subkind, **assessment.signals},
-        "mentions": mentions,
-        "carried": carried,
-        "context_cards": context_cards,
-        "earlier_cards": earlier_cards,
-        "timings_ms": timings(state, screen=elapsed_ms(started)),
-    }
 
 
 def retrieve(state: AgentState, runtime: Runtime[AgentDeps]) -> dict[str, Any]:
@@ -130,6 +63,12 @@ def retrieve(state: AgentState, runtime: Runtime[AgentDeps]) -> dict[str, Any]:
     exclude = getattr(deps.sentences, "exclude_author", None)
     examples = deps.examples()
     example_sims = examples.similarities(example_vector(state), exclude_author=exclude)
+    # a follow-up's own words too: the carried name in front pulls its card's examples
+    own_sims = (
+        examples.similarities(np.asarray(state["folded_vector"]), exclude_author=exclude)
+        if carried
+        else None
+    )
     signals = card_signals(
         state,
         lexicon,
@@ -139,6 +78,7 @@ def retrieve(state: AgentState, runtime: Runtime[AgentDeps]) -> dict[str, Any]:
         example_sims,
         emergency,
         examples.cards(),
+        own_sims,
     )
     candidates = rerank(result.candidates, signals, top_k, deps.card_ranker)
     about = about_cards(lexicon, focus_names(mentions, carried))

@@ -63,13 +63,15 @@ def card_signals(
     example_sims: dict[str, float],
     emergency: list[str] | None = None,
     example_cards: frozenset[str] | None = None,
+    own_sims: dict[str, float] | None = None,
 ) -> CardSignals:
     """What may lift each candidate: the cards about the names the question gives (or a
     follow-up carries; a mere mention in a card's text does not count), the cards the
     previous turn cited, the cards that answer the known patient questions nearest to this
     one, the example questions of the cards' sentences (`example_sims`, by sentence id),
     the share of the question's words each card has, and an emergency's cards.
-    `example_cards`: the cards that have example questions at all (None: every card)."""
+    `example_cards`: the cards that have example questions at all (None: every card);
+    `own_sims`: a follow-up's own words against the example questions (None: not one)."""
     named = named_entries(state)
     votes = bank.card_votes(np.asarray(state["query_vector"]), state["search_query"], k=BANK_K)
     terms = content_terms(state["search_query"])
@@ -84,6 +86,7 @@ def card_signals(
         lexical={c.id: lexicon.coverage(terms, c.id) for c in candidates},
         medicine_cards=medicine_cards(lexicon, vocabulary),
         names_medicine=any(e.kind == "medicine" for e in named),
+        examples_own=None if own_sims is None else card_examples(own_sims),
     )
 
 

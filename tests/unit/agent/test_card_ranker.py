@@ -41,7 +41,7 @@ def test_a_model_trained_on_other_features_is_refused_by_name(tmp_path: Path) ->
     model["features"] = [*model["features"][:-1], "something_else"]
     path = tmp_path / "card_ranker.json"
     path.write_text(json.dumps(model), encoding="utf-8")
-    with pytest.raises(ValueError, match="missing earlier; extra something_else"):
+    with pytest.raises(ValueError, match="missing other_medicine; extra something_else"):
         CardRanker.load(path)
 
 
@@ -113,3 +113,39 @@ def test_a_card_without_example_questions_gets_the_median_not_zero() -> None:
 def test_card_examples_keep_the_best_sentence_of_each_card() -> None:
     sims = {"card-027:01": 0.4, "card-027:03": 0.7, "card-003:02": 0.5}
     assert card_examples(sims) == {"card-027": 0.7, "card-003": 0.5}
+
+
+def test_a_follow_ups_own_words_and_another_medicines_card_are_read() -> None:
+    cards = [chunk("card-003", 0.45), chunk("card-027", 0.35), chunk("card-011", 0.30)]
+    s = CardSignals(
+        about={"card-003"},
+        examples={"card-003": 0.7, "card-027": 0.5, "card-011": 0.4},
+        examples_own={"card-003": 0.4, "card-027": 0.8, "card-011": 0.3},
+        medicine_cards=frozenset({"card-003", "card-011"}),
+        names_medicine=True,
+    )
+    x = dict(zip(FEATURES, features(cards, s).T, strict=True))
+    assert np.allclose(x["ex_own"], [0.4, 0.8, 0.3]) and np.allclose(x["gap_own"], [-0.4, 0, -0.5])
+    assert list(x["other_medicine"]) == [0, 0, 1]
+    # not a follow-up: its own words are the question's
+    plain = dict(zip(FEATURES, features(cards, CardSignals(examples=s.examples)).T, strict=True))
+    assert np.allclose(plain["ex_own"], plain["ex"]) and not plain["other_medicine"].any()
+
+
+def test_a_follow_up_asking_what_a_general_card_answers_leaves_the_carried_card() -> None:
+    # "e se eu esquecer no jantar, tomo duas no dia seguinte?" after a metformina turn: the
+    # carried name pulls every example question of its card; the turn's own words do not
+    cards = [chunk("card-003", 0.47), chunk("card-027", 0.36)]
+    s = CardSignals(
+        about={"card-003"},
+        context={"card-003"},
+        examples={"card-003": 0.72, "card-027": 0.66},
+        examples_own={"card-003": 0.48, "card-027": 0.80},
+        lexical={"card-003": 0.3, "card-027": 0.4},
+        medicine_cards=frozenset({"card-003"}),
+        names_medicine=True,
+    )
+    assert [c.id for c in rank(cards, s, 2, load_card_ranker())] == ["card-027", "card-003"]
+    # without the turn's own words, the carried card stays first
+    s.examples_own = None
+    assert [c.id for c in rank(cards, s, 2, load_card_ranker())][0] == "card-003"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.agent.followup import follow_up_topic, previous_cards
+from app.agent.followup import elliptical, follow_up_topic, previous_cards
 from app.agent.messages import CALM_LINE, ESCALATION
 from app.agent.nodes import refuse, respond, route
 from app.core.vocabulary import vocabulary
@@ -120,3 +120,40 @@ def test_the_names_the_decision_judges(question: str, judged: set[str]) -> None:
 
     mentions = vocabulary().find(question)
     assert {m.entry.name for m in asked_mentions(question, mentions)} == judged
+
+
+@pytest.mark.parametrize(
+    ("earlier", "asked", "read"),
+    [
+        (
+            "Minha mãe vai operar e toma metformina. Tem que parar antes?",
+            "E o AAS dela?",
+            "Minha mãe vai operar e toma AAS. Tem que parar antes?",
+        ),
+        ("posso tomar ibuprofeno pra dor nas costas?", "e dipirona, pode?", None),
+    ],
+)
+def test_a_follow_up_that_only_names_a_medicine_asks_the_question_before(
+    earlier: str, asked: str, read: str | None
+) -> None:
+    history = [{"question": earlier, "citations": []}]
+    got = elliptical(asked, vocabulary().find(asked), history, vocabulary())  # type: ignore[arg-type]
+    assert got == (read or "posso tomar dipirona pra dor nas costas?")
+
+
+@pytest.mark.parametrize(
+    ("earlier", "asked"),
+    [
+        # it asks something of its own
+        ("devo tomar a levotiroxina em jejum?", "e o omeprazol, tem problema tomar junto?"),
+        # "e com": both together, not the new one alone
+        ("Losartana 50: manhã ou noite?", "E com Advil?"),
+        # two medicines before: which one it stands for is not known
+        ("uso Marevan, posso tomar ibuprofeno?", "E dipirona?"),
+        # the question before named no medicine
+        ("como guardo remédio em viagem?", "e o omeprazol?"),
+    ],
+)
+def test_a_follow_up_is_not_read_as_the_question_before(earlier: str, asked: str) -> None:
+    history = [{"question": earlier, "citations": []}]
+    assert elliptical(asked, vocabulary().find(asked), history, vocabulary()) is None  # type: ignore[arg-type]
