@@ -163,8 +163,9 @@ def elliptical(
     ]
     if len({m.entry for m in before}) != 1 or before[0].entry in {m.entry for m in named}:
         return None  # none, or several: which one it stands for is not known
-    was_start, was_end = before[0].span[0], before[-1].span[1]
-    return f"{earlier[:was_start]}{query[start:end]}{earlier[was_end:]}"
+    for m in reversed(before):  # each time it is named ("toma metformina ... a metformina")
+        earlier = f"{earlier[: m.span[0]]}{query[start:end]}{earlier[m.span[1] :]}"
+    return earlier
 
 
 def what_is_asked(query: str, mentions: list[Mention]) -> str | None:

@@ -131,6 +131,12 @@ def test_the_names_the_decision_judges(question: str, judged: set[str]) -> None:
             "Minha mãe vai operar e toma AAS. Tem que parar antes?",
         ),
         ("posso tomar ibuprofeno pra dor nas costas?", "e dipirona, pode?", None),
+        # named twice before: each is replaced, and nothing between them is lost
+        (
+            "Tomo metformina. Preciso parar a metformina antes da cirurgia?",
+            "E o AAS?",
+            "Tomo AAS. Preciso parar a AAS antes da cirurgia?",
+        ),
     ],
 )
 def test_a_follow_up_that_only_names_a_medicine_asks_the_question_before(
