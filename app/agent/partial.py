@@ -54,6 +54,11 @@ PART_FEATURES = (
     "whole_p",  # the whole message's P(covered)
     "borrows_uncovered",  # it names nothing covered, and the message names what is not
     "terms",  # its content words (at most 6)
+    # its similarity to the nearest out-of-scope and in-scope question of the decision's
+    # question bank: out of author, the uncovered parts named at 2% of the covered named
+    # went 0.344 -> 0.538 (493 clauses, 93 uncovered; every tuning author gained)
+    "bank_out_1",
+    "bank_in_1",
 )
 
 
@@ -156,6 +161,9 @@ def _judge_part(
         example_sim=answer["example_sim"],
         aspect=float(bool(decision.signals.get("uncovered_aspect"))),
     )
+    # the part's nearest known questions (the decision's question bank), out of scope and in
+    features["bank_out_1"] = float(decision.signals.get("bank_out_1", 0.0))
+    features["bank_in_1"] = float(decision.signals.get("bank_in_1", 0.0))
     covered = decision.outcome == "answer" and bool(parents) and not borrows
     return PartJudgement(text, covered, parents, features)
 

@@ -27,10 +27,14 @@ def test_a_part_the_cards_cover_is_not_named_and_an_uncovered_aspect_is() -> Non
         "whole_p": 0.95,
         "borrows_uncovered": 0.0,
         "terms": 4.0,
+        "bank_out_1": 0.637,
+        "bank_in_1": 0.872,
     }
     # "e ela engorda?" after "a sinvastatina eu tomo de noite?", as the agent measured it
-    # (2026-12-06): the part's own answerability says no, while the scorer's best line and
-    # the example questions of the statin card still look close (they saturate on the name)
+    # (2026-12-06; its nearest known questions measured 2026-12-08): the part's own
+    # answerability says no, while the scorer's best line and the example questions of the
+    # statin card still look close (they saturate on the name); the nearest known question
+    # is an out-of-scope one
     uncovered = {
         "p_covered": 0.001,
         "answer_p": 0.761,
@@ -41,6 +45,8 @@ def test_a_part_the_cards_cover_is_not_named_and_an_uncovered_aspect_is() -> Non
         "whole_p": 0.978,
         "borrows_uncovered": 0.0,
         "terms": 1.0,
+        "bank_out_1": 0.727,
+        "bank_in_1": 0.538,
     }
     assert p_uncovered(covered, model) < model["threshold"] <= p_uncovered(uncovered, model)
 
