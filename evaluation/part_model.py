@@ -79,7 +79,6 @@ def labelled_parts(agent: Any) -> list[dict[str, Any]]:
                             "label": label,
                             "whole_refused": bool(state.get("refused")),
                             "x": [float(part[f]) for f in partial.PART_FEATURES],
-                            "read": {k: v for k, v in part.items() if k != "text"},
                         }
                     )
     agent.deps.sentences.exclude_author = None
